@@ -1,0 +1,90 @@
+// Builds the whole service. The server, the tests and the command line all call buildApp with
+// the same options; nothing here listens on a port.
+import { randomBytes } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.js';
+import { customerRoutes } from './customers/routes.js';
+import { type DatabaseHandle, openDatabase } from './db/client.js';
+import { runMigrations } from './db/migrate.js';
+import { registerBodyParsers } from './http/body.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { registerRequestPipeline } from './http/pipeline.js';
+import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { invoiceRoutes } from './invoices/routes.js';
+import './http/types.js';
+import { bodyAjv, queryAjv } from './http/validation.js';
+import { paymentRoutes } from './payments/routes.js';
+import { pingRoutes } from './ping/routes.js';
+import { productRoutes } from './products/routes.js';
+
+export const API_PREFIX = '/api/v1/partner';
+
+export interface AppOptions {
+  config: Config;
+  /** An already open database; otherwise one is opened from `config` (and closed with the app). */
+  database?: DatabaseHandle;
+  /** A rate limiter to use; otherwise one is built from `config` (and closed with the app). */
+  rateLimiter?: RateLimiter;
+  /** Pino logger options, or false to silence logs (tests). */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export type App = FastifyInstance;
+
+export function storageTargetOf(config: Config) {
+  return config.databaseUrl
+    ? ({ kind: 'postgres', url: config.databaseUrl } as const)
+    : ({ kind: 'pglite', dataDir: config.dataDir } as const);
+}
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config } = options;
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers["idempotency-key"]'], remove: true },
+    },
+    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    requestIdHeader: false,
+    // Fastify accepts a hop count too, though its types omit it.
+    trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
+    bodyLimit: config.bodyLimit,
+    exposeHeadRoutes: false,
+    routerOptions: { ignoreTrailingSlash: false },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const database = options.database ?? (await openDatabase(storageTargetOf(config)));
+  if (!options.database) await runMigrations(database);
+  const rateLimiter = options.rateLimiter ?? createRateLimiter(config);
+  app.decorate('db', database.db);
+  app.decorate('config', config);
+  app.decorate('rateLimiter', rateLimiter);
+  app.addHook('onClose', async () => {
+    if (!options.rateLimiter) await rateLimiter.close();
+    if (!options.database) await database.close();
+  });
+
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
+  );
+  // Every response, success or error, of any route carries the request id.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerErrorHandler(app);
+
+  await app.register(
+    async (api) => {
+      registerBodyParsers(api);
+      registerRequestPipeline(api);
+      await api.register(pingRoutes);
+      await api.register(customerRoutes);
+      await api.register(productRoutes);
+      await api.register(invoiceRoutes);
+      await api.register(paymentRoutes);
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}

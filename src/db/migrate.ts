@@ -1,0 +1,32 @@
+// Applies the SQL migrations in ./drizzle, the same files for PostgreSQL and PGlite. Several
+// instances may start at once: a session advisory lock makes them take turns, and drizzle's
+// journal makes the later ones find nothing left to do.
+import { fileURLToPath } from 'node:url';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import type { DatabaseHandle } from './client.js';
+
+export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** Arbitrary constant shared by every instance of this service ("inv-migr" in ASCII). */
+const MIGRATION_LOCK_KEY = '7596498616489085298';
+
+export async function runMigrations(handle: DatabaseHandle): Promise<void> {
+  if (!handle.pool) {
+    // One process owns an embedded database: no other instance can race this one.
+    await migratePglite(handle.db as never, { migrationsFolder });
+    return;
+  }
+  const client = await handle.pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+    try {
+      await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder });
+    } finally {
+      await client.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,396 @@
+// The invoicing application's data. Every table that belongs to a company carries `company_id`;
+// money is numeric(18,2), quantities and rates numeric with more places: never floats.
+// Columns marked "internal" exist for the application and are never returned by the API.
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  primaryKey,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+const money = (name: string) => numeric(name, { precision: 18, scale: 2 });
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+export const companies = pgTable('companies', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull(),
+  nuit: text('nuit'),
+  partnerApiEnabled: boolean('partner_api_enabled').notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    mode: text('mode', { enum: ['live', 'test'] }).notNull(),
+    /** Short display prefix, e.g. `svc_sk_live_a1B2`: enough to recognise a key, useless to use it. */
+    displayPrefix: text('display_prefix').notNull(),
+    /** SHA-256 (hex) of the whole key; the key itself is never stored. */
+    secretHash: text('secret_hash').notNull(),
+    scopes: text('scopes').array().notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('api_keys_secret_hash_key').on(t.secretHash),
+    index('api_keys_company_idx').on(t.companyId),
+    check('api_keys_mode_check', sql`${t.mode} in ('live', 'test')`),
+  ],
+);
+
+/** Taxes of a company, or global ones (company_id null) usable by every company. */
+export const taxes = pgTable(
+  'taxes',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id').references(() => companies.id),
+    name: text('name').notNull(),
+    rate: numeric('rate', { precision: 9, scale: 4 }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('taxes_company_idx').on(t.companyId)],
+);
+
+/** Customers of a company, or global ones (company_id null) visible to every company, editable by none. */
+export const customers = pgTable(
+  'customers',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id').references(() => companies.id),
+    name: text('name').notNull(),
+    type: text('type', { enum: ['individual', 'company'] })
+      .notNull()
+      .default('individual'),
+    email: text('email'),
+    phone: text('phone'),
+    contactNumber: text('contact_number'),
+    nuit: text('nuit'),
+    address: text('address'),
+    /** internal: accounting account of the customer */
+    accountId: integer('account_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('customers_company_email_key')
+      .on(t.companyId, sql`lower(${t.email})`)
+      .where(sql`${t.companyId} is not null and ${t.email} is not null`),
+    index('customers_company_created_idx').on(t.companyId, t.createdAt, t.id),
+    index('customers_company_updated_idx').on(t.companyId, t.updatedAt, t.id),
+    index('customers_company_name_idx').on(t.companyId, t.name, t.id),
+    check('customers_type_check', sql`${t.type} in ('individual', 'company')`),
+  ],
+);
+
+export const productCategories = pgTable(
+  'product_categories',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('product_categories_company_name_key').on(t.companyId, t.name)],
+);
+
+export const PRODUCT_TYPES = ['GOODS', 'SERVICES', 'RAW', 'ASSETS', 'KIT'] as const;
+export type ProductType = (typeof PRODUCT_TYPES)[number];
+
+export const products = pgTable(
+  'products',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    name: text('name').notNull(),
+    productCode: text('product_code').notNull(),
+    sku: text('sku'),
+    description: text('description'),
+    type: text('type', { enum: PRODUCT_TYPES }).notNull(),
+    inventory: text('inventory', { enum: ['INVENTORY', 'NON_INVENTORY'] }).notNull(),
+    unity: text('unity'),
+    price: money('price'),
+    posPrice: money('pos_price'),
+    /** internal */
+    costPrice: money('cost_price'),
+    vatIncluded: boolean('vat_included').notNull().default(false),
+    taxId: integer('tax_id').references(() => taxes.id),
+    stock: numeric('stock', { precision: 18, scale: 4 }),
+    reorderLevel: integer('reorder_level'),
+    isForSale: boolean('is_for_sale').notNull().default(true),
+    isForPurchase: boolean('is_for_purchase').notNull().default(true),
+    /** internal: accounting accounts */
+    incomeAccountId: integer('income_account_id'),
+    expenseAccountId: integer('expense_account_id'),
+    /** Point-of-sale synchronisation: set by every API write, cleared when the POS has taken the change. */
+    posSyncPending: boolean('pos_sync_pending').notNull().default(false),
+    posChangedAt: timestamp('pos_changed_at', { withTimezone: true, mode: 'date' }),
+    /** internal: identifiers of the POS synchronisation */
+    syncId: text('sync_id'),
+    synced: boolean('synced').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('products_company_code_key').on(t.companyId, t.productCode),
+    index('products_company_created_idx').on(t.companyId, t.createdAt, t.id),
+    index('products_company_updated_idx').on(t.companyId, t.updatedAt, t.id),
+    index('products_company_name_idx').on(t.companyId, t.name, t.id),
+    index('products_company_price_idx').on(t.companyId, t.price, t.id),
+    index('products_company_stock_idx').on(t.companyId, t.stock, t.id),
+    index('products_pos_pending_idx').on(t.companyId, t.posChangedAt).where(sql`${t.posSyncPending}`),
+    check('products_type_check', sql`${t.type} in ('GOODS', 'SERVICES', 'RAW', 'ASSETS', 'KIT')`),
+    check('products_inventory_check', sql`${t.inventory} in ('INVENTORY', 'NON_INVENTORY')`),
+  ],
+);
+
+export const productCategoryLinks = pgTable(
+  'product_category_links',
+  {
+    productId: integer('product_id')
+      .notNull()
+      .references(() => products.id),
+    categoryId: integer('category_id')
+      .notNull()
+      .references(() => productCategories.id),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.categoryId] })],
+);
+
+/** Last number handed out per company and product type; a row lock makes codes unique and never reused. */
+export const productCodeSequences = pgTable(
+  'product_code_sequences',
+  {
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    type: text('type').notNull(),
+    lastValue: integer('last_value').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.type] })],
+);
+
+export const INVOICE_STATUSES = ['draft', 'unpaid', 'partially_paid', 'paid', 'cancelled'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+export const invoices = pgTable(
+  'invoices',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    customerId: integer('customer_id').references(() => customers.id),
+    invoiceCode: text('invoice_code').notNull(),
+    paymentNoticeCode: text('payment_notice_code').notNull().default(''),
+    documentType: text('document_type').notNull().default('invoice'),
+    isPaymentNotice: boolean('is_payment_notice').notNull().default(false),
+    noticeKind: text('notice_kind').notNull().default(''),
+    isPosSale: boolean('is_pos_sale').notNull().default(false),
+    reference: text('reference').notNull().default(''),
+    paymentReference: text('payment_reference').notNull().default(''),
+    status: text('status', { enum: INVOICE_STATUSES }).notNull(),
+    invoiceDate: date('invoice_date', { mode: 'string' }).notNull(),
+    dueDate: date('due_date', { mode: 'string' }).notNull(),
+    currency: text('currency').notNull().default('MZN'),
+    exchangeRate: numeric('exchange_rate', { precision: 18, scale: 6 }),
+    subtotal: money('subtotal'),
+    discount: money('discount'),
+    globalDiscountAmount: money('global_discount_amount'),
+    vatBase: money('vat_base'),
+    tax: money('tax'),
+    grandTotal: money('grand_total'),
+    paidAmount: money('paid_amount'),
+    remainingAmount: money('remaining_amount'),
+    notes: text('notes').notNull().default(''),
+    /** internal: cost of goods sold, known once issued */
+    costTotal: money('cost_total'),
+    /** The API key that created the draft, if any (internal). */
+    createdByApiKeyId: integer('created_by_api_key_id').references(() => apiKeys.id),
+    issuedAt: timestamp('issued_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('invoices_company_code_key').on(t.companyId, t.invoiceCode),
+    index('invoices_company_date_idx').on(t.companyId, t.invoiceDate, t.id),
+    index('invoices_company_due_idx').on(t.companyId, t.dueDate, t.id),
+    index('invoices_company_total_idx').on(t.companyId, t.grandTotal, t.id),
+    index('invoices_company_created_idx').on(t.companyId, t.createdAt, t.id),
+    index('invoices_company_updated_idx').on(t.companyId, t.updatedAt, t.id),
+    index('invoices_company_status_date_idx').on(t.companyId, t.status, t.invoiceDate, t.id),
+    index('invoices_company_customer_date_idx').on(t.companyId, t.customerId, t.invoiceDate, t.id),
+    check(
+      'invoices_status_check',
+      sql`${t.status} in ('draft', 'unpaid', 'partially_paid', 'paid', 'cancelled')`,
+    ),
+  ],
+);
+
+export const invoiceItems = pgTable(
+  'invoice_items',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    invoiceId: integer('invoice_id')
+      .notNull()
+      .references(() => invoices.id),
+    /** Order of the line within its invoice, zero-based. */
+    position: integer('position').notNull(),
+    productId: integer('product_id').references(() => products.id),
+    name: text('name').notNull().default(''),
+    description: text('description').notNull().default(''),
+    quantity: numeric('quantity', { precision: 18, scale: 4 }),
+    price: money('price'),
+    discount: money('discount'),
+    discountPercentage: numeric('discount_percentage', { precision: 7, scale: 4 }),
+    taxId: integer('tax_id').references(() => taxes.id),
+    taxAmount: money('tax_amount'),
+    taxRate: numeric('tax_rate', { precision: 9, scale: 4 }),
+    taxIncluded: boolean('tax_included'),
+    total: money('total'),
+    /** internal */
+    unitCost: money('unit_cost'),
+  },
+  (t) => [index('invoice_items_invoice_idx').on(t.invoiceId, t.position)],
+);
+
+/** Fiscal numbering per company, series and year: issuing a draft consumes the next number. */
+export const fiscalSequences = pgTable(
+  'fiscal_sequences',
+  {
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    series: text('series').notNull(),
+    year: integer('year').notNull(),
+    lastValue: integer('last_value').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.series, t.year] })],
+);
+
+export const stockMovements = pgTable(
+  'stock_movements',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    productId: integer('product_id')
+      .notNull()
+      .references(() => products.id),
+    invoiceId: integer('invoice_id').references(() => invoices.id),
+    quantity: numeric('quantity', { precision: 18, scale: 4 }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('stock_movements_company_product_idx').on(t.companyId, t.productId)],
+);
+
+/** internal: accounting entries made when a document is issued or paid. Never exposed. */
+export const accountingEntries = pgTable(
+  'accounting_entries',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    invoiceId: integer('invoice_id').references(() => invoices.id),
+    paymentId: integer('payment_id'),
+    description: text('description').notNull(),
+    debit: money('debit').notNull(),
+    credit: money('credit').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('accounting_entries_company_idx').on(t.companyId)],
+);
+
+export const TREASURY_KINDS = ['receipt', 'salary', 'supplier_payment'] as const;
+export type TreasuryKind = (typeof TREASURY_KINDS)[number];
+
+/**
+ * Treasury movements of a company. The API shows only receipts linked to one of the company's
+ * invoices; salaries, supplier payments and other movements never leave the application.
+ */
+export const payments = pgTable(
+  'payments',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    kind: text('kind', { enum: TREASURY_KINDS }).notNull(),
+    invoiceId: integer('invoice_id').references(() => invoices.id),
+    paymentCode: text('payment_code').notNull(),
+    paymentDate: date('payment_date', { mode: 'string' }),
+    amount: money('amount'),
+    paymentMethod: text('payment_method').notNull().default(''),
+    paymentMethodType: text('payment_method_type').notNull().default(''),
+    reference: text('reference').notNull().default(''),
+    notes: text('notes'),
+    /** internal: the treasury account moved */
+    accountId: integer('account_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('payments_company_code_key').on(t.companyId, t.paymentCode),
+    index('payments_company_kind_date_idx').on(t.companyId, t.kind, t.paymentDate, t.id),
+    index('payments_company_kind_amount_idx').on(t.companyId, t.kind, t.amount, t.id),
+    index('payments_company_kind_created_idx').on(t.companyId, t.kind, t.createdAt, t.id),
+    index('payments_company_kind_updated_idx').on(t.companyId, t.kind, t.updatedAt, t.id),
+    index('payments_invoice_idx').on(t.invoiceId),
+    check('payments_kind_check', sql`${t.kind} in ('receipt', 'salary', 'supplier_payment')`),
+  ],
+);
+
+/**
+ * One row per (API key, Idempotency-Key). Inserted and committed before the work starts
+ * (`in_flight`), completed in the same transaction as the business write.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    id: serial('id').primaryKey(),
+    apiKeyId: integer('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    key: text('key').notNull(),
+    /** SHA-256 of method, path and the raw body bytes. */
+    requestHash: text('request_hash').notNull(),
+    state: text('state', { enum: ['in_flight', 'completed'] }).notNull(),
+    lockedAt: timestamp('locked_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body'),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('idempotency_keys_api_key_key').on(t.apiKeyId, t.key),
+    index('idempotency_keys_expires_idx').on(t.expiresAt),
+  ],
+);

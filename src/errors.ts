@@ -1,0 +1,194 @@
+// The one place that knows the contract's 15 error codes, their HTTP status and default texts.
+// Everything else throws `ApiError`; the error handler turns it into the envelope.
+import { Type } from 'typebox';
+
+export const ErrorCode = {
+  InvalidApiKey: 'invalid_api_key',
+  ApiKeyExpired: 'api_key_expired',
+  ApiKeyRevoked: 'api_key_revoked',
+  PartnerApiDisabled: 'partner_api_disabled',
+  BrowserUseForbidden: 'browser_use_forbidden',
+  TestModeReadOnly: 'test_mode_read_only',
+  InsufficientScope: 'insufficient_scope',
+  ResourceNotFound: 'resource_not_found',
+  InvalidQueryParameter: 'invalid_query_parameter',
+  ValidationFailed: 'validation_failed',
+  IdempotencyKeyRequired: 'idempotency_key_required',
+  IdempotencyKeyInvalid: 'idempotency_key_invalid',
+  IdempotencyRequestInFlight: 'idempotency_request_in_flight',
+  IdempotencyKeyReuse: 'idempotency_key_reuse',
+  RateLimitExceeded: 'rate_limit_exceeded',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+interface ErrorDefinition {
+  status: number;
+  message: string;
+  hint: string;
+}
+
+const DEFINITIONS: Record<ErrorCode, ErrorDefinition> = {
+  invalid_api_key: {
+    status: 401,
+    message: 'Chave de API ausente, mal formada ou desconhecida.',
+    hint: 'Envie o cabeçalho "Authorization: Bearer svc_sk_live_..." com uma chave válida.',
+  },
+  api_key_expired: {
+    status: 401,
+    message: 'A chave de API expirou.',
+    hint: 'Peça ao suporte uma nova chave; a validade máxima é de 365 dias.',
+  },
+  api_key_revoked: {
+    status: 401,
+    message: 'A chave de API foi revogada.',
+    hint: 'Peça ao suporte uma nova chave.',
+  },
+  partner_api_disabled: {
+    status: 403,
+    message: 'A API de parceiros não está activa para esta empresa.',
+    hint: 'A empresa deve pedir ao suporte a activação da API de parceiros.',
+  },
+  browser_use_forbidden: {
+    status: 403,
+    message: 'A API de parceiros não pode ser usada a partir de um navegador.',
+    hint: 'Chame a API a partir do seu servidor, sem o cabeçalho Origin; nunca exponha a chave num navegador.',
+  },
+  test_mode_read_only: {
+    status: 403,
+    message: 'Chaves de teste só podem fazer pedidos GET.',
+    hint: 'Use uma chave svc_sk_live_ para criar ou alterar dados.',
+  },
+  insufficient_scope: {
+    status: 403,
+    message: 'A chave de API não tem a permissão necessária para este pedido.',
+    hint: 'Peça ao suporte uma chave com a permissão necessária.',
+  },
+  resource_not_found: {
+    status: 404,
+    message: 'O recurso pedido não existe.',
+    hint: 'Verifique o identificador; só são visíveis os recursos da empresa da chave.',
+  },
+  invalid_query_parameter: {
+    status: 422,
+    message: 'Parâmetro de consulta inválido.',
+    hint: 'Corrija o parâmetro indicado.',
+  },
+  validation_failed: {
+    status: 422,
+    message: 'O corpo do pedido não é válido.',
+    hint: 'Corrija os campos indicados em "errors"; nada foi criado e a mesma Idempotency-Key pode ser reutilizada.',
+  },
+  idempotency_key_required: {
+    status: 400,
+    message: 'O cabeçalho Idempotency-Key é obrigatório em pedidos POST e PUT.',
+    hint: 'Envie um Idempotency-Key único por operação, por exemplo um UUID.',
+  },
+  idempotency_key_invalid: {
+    status: 400,
+    message: 'O cabeçalho Idempotency-Key não é válido.',
+    hint: 'Use entre 8 e 191 caracteres: letras, dígitos, ".", "_", ":" ou "-".',
+  },
+  idempotency_request_in_flight: {
+    status: 409,
+    message: 'Um pedido com esta Idempotency-Key ainda está em curso.',
+    hint: 'Repita o mesmo pedido com a mesma chave depois do tempo indicado em Retry-After.',
+  },
+  idempotency_key_reuse: {
+    status: 409,
+    message: 'Esta Idempotency-Key já foi usada com um pedido diferente.',
+    hint: 'Use uma nova Idempotency-Key para um pedido diferente; o corpo é comparado byte a byte.',
+  },
+  rate_limit_exceeded: {
+    status: 429,
+    message: 'Limite de pedidos excedido.',
+    hint: 'Aguarde os segundos indicados em Retry-After e tente de novo, com recuo exponencial.',
+  },
+};
+
+export function statusOf(code: ErrorCode): number {
+  return DEFINITIONS[code].status;
+}
+
+export type FieldErrors = Record<string, string[]>;
+
+export interface ApiErrorOptions {
+  message?: string;
+  hint?: string;
+  /** Only for `validation_failed`: dotted field path -> messages. */
+  errors?: FieldErrors;
+  /** Extra response headers (Retry-After, X-RateLimit-*). */
+  headers?: Record<string, string>;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+  readonly hint: string;
+  readonly errors: FieldErrors | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, options: ApiErrorOptions = {}) {
+    const definition = DEFINITIONS[code];
+    super(options.message ?? definition.message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.statusCode = definition.status;
+    this.hint = options.hint ?? definition.hint;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export function validationFailed(errors: FieldErrors): ApiError {
+  return new ApiError(ErrorCode.ValidationFailed, { errors });
+}
+
+export function notFound(): ApiError {
+  return new ApiError(ErrorCode.ResourceNotFound);
+}
+
+/** Adds a message for a field path to a FieldErrors map. */
+export function addFieldError(errors: FieldErrors, path: string, message: string): void {
+  const list = errors[path] ?? [];
+  if (!list.includes(message)) list.push(message);
+  errors[path] = list;
+}
+
+export interface ErrorEnvelope {
+  error: {
+    code: ErrorCode;
+    message: string;
+    hint: string;
+    doc_url: string;
+    request_id: string;
+    errors?: FieldErrors;
+  };
+}
+
+export function envelopeOf(error: ApiError, docsUrl: string, requestId: string): ErrorEnvelope {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      hint: error.hint,
+      doc_url: `${docsUrl}/errors#${error.code}`,
+      request_id: requestId,
+      ...(error.errors ? { errors: error.errors } : {}),
+    },
+  };
+}
+
+/** Response schema of every API error, for serialization and the OpenAPI document. */
+export const ErrorEnvelopeSchema = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.Union(Object.values(ErrorCode).map((code) => Type.Literal(code))),
+      message: Type.String(),
+      hint: Type.String(),
+      doc_url: Type.String(),
+      request_id: Type.String(),
+      errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+    }),
+  },
+  { $id: 'ErrorEnvelope', description: 'Every API failure' },
+);

@@ -1,0 +1,39 @@
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import type { KeyMode, Scope } from '../operations/api-keys.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** Who is calling: set by the authentication step for every request that reaches a handler. */
+export interface AuthContext {
+  apiKeyId: number;
+  companyId: number;
+  companyName: string;
+  mode: KeyMode;
+  scopes: string[];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Database;
+    config: Config;
+    rateLimiter: RateLimiter;
+  }
+  interface FastifyRequest {
+    /** Null only before authentication has run. */
+    auth: AuthContext | null;
+    /** The exact bytes of a JSON body as received (idempotency compares them). */
+    rawBody: string | undefined;
+    /** Why the body could not be read as JSON, reported as `validation_failed` after idempotency. */
+    bodyProblem: string | undefined;
+  }
+  interface FastifyContextConfig {
+    /** The scope a key needs for this route. */
+    scope?: Scope;
+  }
+}
+
+/** The authenticated caller of a handler (authentication ran in onRequest). */
+export function authOf(request: { auth: AuthContext | null }): AuthContext {
+  if (!request.auth) throw new Error('route reached without authentication');
+  return request.auth;
+}

@@ -1,0 +1,102 @@
+// The app under test, on a fresh database of the current storage, and fixtures built through
+// the same operations the command line uses.
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { API_PREFIX, type App, buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/client.js';
+import type { RateLimiter } from '../../src/http/rate-limit.js';
+import { type CreatedApiKey, createApiKey, type KeyMode } from '../../src/operations/api-keys.js';
+import { createCompany, setPartnerApi } from '../../src/operations/companies.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export const TEST_DOCS_URL = 'https://docs.test/partner-api/v1';
+
+/** Limits high enough that only the rate-limit tests ever meet them. */
+const GENEROUS_LIMITS = {
+  RATE_LIMIT_KEY_PER_MINUTE: '1000000',
+  RATE_LIMIT_KEY_WRITES_PER_MINUTE: '1000000',
+  RATE_LIMIT_KEY_PER_DAY: '1000000',
+  RATE_LIMIT_COMPANY_PER_MINUTE: '1000000',
+  RATE_LIMIT_IP_PER_MINUTE: '1000000',
+};
+
+export interface TestContext {
+  app: App;
+  db: Database;
+  config: Config;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { rateLimiter?: RateLimiter } = {},
+): Promise<TestContext> {
+  const database = await createTestDatabase();
+  const config = loadConfig({ DOCS_URL: TEST_DOCS_URL, ...GENEROUS_LIMITS, ...env });
+  const app = await buildApp({ config, database: database.handle, logger: false, ...options });
+  await app.ready();
+  return {
+    app,
+    db: database.handle.db,
+    config,
+    database,
+    close: async () => {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+export interface Tenant {
+  companyId: number;
+  key: string;
+  apiKey: CreatedApiKey;
+}
+
+/** A company with the partner API enabled (unless said otherwise) and one key. */
+export async function createTenant(
+  db: Database,
+  options: { name?: string; enabled?: boolean; mode?: KeyMode; scopes?: string[]; days?: number } = {},
+): Promise<Tenant> {
+  const company = await createCompany(db, { name: options.name ?? 'Empresa de Teste, Lda' });
+  if (options.enabled ?? true) await setPartnerApi(db, company.id, true);
+  const apiKey = await createApiKey(db, {
+    companyId: company.id,
+    mode: options.mode ?? 'live',
+    scopes: options.scopes ?? ['all'],
+    days: options.days ?? 30,
+  });
+  return { companyId: company.id, key: apiKey.key, apiKey };
+}
+
+export interface ApiRequest {
+  key?: string | null;
+  body?: unknown;
+  /** Sent as is, byte for byte (idempotency compares raw bodies). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  idempotencyKey?: string;
+}
+
+/** A request to the partner API by path relative to /api/v1/partner. */
+export function api(
+  app: App,
+  method: string,
+  path: string,
+  request: ApiRequest = {},
+): Promise<LightMyRequestResponse> {
+  const headers: Record<string, string> = { ...request.headers };
+  if (request.key) headers.authorization = `Bearer ${request.key}`;
+  if (request.idempotencyKey) headers['idempotency-key'] = request.idempotencyKey;
+  const options: InjectOptions = {
+    method: method as InjectOptions['method'],
+    url: `${API_PREFIX}${path}`,
+    headers,
+  };
+  if (request.rawBody !== undefined || request.body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    options.payload = request.rawBody ?? JSON.stringify(request.body);
+  }
+  return app.inject(options);
+}

@@ -9,8 +9,10 @@ import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { registerBodyParsers } from './http/body.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { registerIdempotency } from './http/idempotency.js';
 import { registerRequestPipeline } from './http/pipeline.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { registerTargetChecks } from './http/target.js';
 import { invoiceRoutes } from './invoices/routes.js';
 import './http/types.js';
 import { bodyAjv, queryAjv } from './http/validation.js';
@@ -78,6 +80,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     async (api) => {
       registerBodyParsers(api);
       registerRequestPipeline(api);
+      registerIdempotency(api);
+      registerTargetChecks(api);
       await api.register(pingRoutes);
       await api.register(customerRoutes);
       await api.register(productRoutes);

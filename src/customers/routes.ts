@@ -1,10 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorEnvelopeSchema, notFound } from '../errors.js';
+import { runIdempotentWrite } from '../http/idempotency.js';
 import { pageRequest, paginationOf } from '../http/list-query.js';
 import { parsePathId } from '../http/path-id.js';
 import { authOf } from '../http/types.js';
 import { findCustomer, listCustomers, toCustomerResource } from './repository.js';
-import { CustomerListQuery, CustomerListResponse, CustomerResponse, IdParams } from './schemas.js';
+import {
+  CustomerCreateBody,
+  CustomerListQuery,
+  CustomerListResponse,
+  CustomerResponse,
+  CustomerUpdateBody,
+  IdParams,
+} from './schemas.js';
+import { createCustomer, isOwnCustomer, updateCustomer } from './service.js';
 
 export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const timeZone = app.config.timeZone;
@@ -45,6 +54,47 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const row = await findCustomer(app.db, companyId, parsePathId(request.params.id));
       if (!row) throw notFound();
       return { data: toCustomerResource(row, timeZone) };
+    },
+  );
+
+  app.post(
+    '/customers',
+    {
+      config: { scope: 'customers:write' },
+      schema: {
+        tags: ['customers'],
+        body: CustomerCreateBody,
+        response: { 201: CustomerResponse, '4xx': ErrorEnvelopeSchema },
+      },
+    },
+    async (request, reply) => {
+      const { companyId } = authOf(request);
+      return runIdempotentWrite(app, request, reply, async (tx) => {
+        const row = await createCustomer(tx, companyId, request.body);
+        return { status: 201, body: { data: toCustomerResource(row, timeZone) } };
+      });
+    },
+  );
+
+  app.put(
+    '/customers/:id',
+    {
+      config: { scope: 'customers:write', writableId: isOwnCustomer },
+      schema: {
+        tags: ['customers'],
+        params: IdParams,
+        body: CustomerUpdateBody,
+        response: { 200: CustomerResponse, '4xx': ErrorEnvelopeSchema },
+      },
+    },
+    async (request, reply) => {
+      const { companyId } = authOf(request);
+      const id = parsePathId(request.params.id);
+      return runIdempotentWrite(app, request, reply, async (tx) => {
+        const row = await updateCustomer(tx, companyId, id, request.body);
+        if (!row) throw notFound();
+        return { status: 200, body: { data: toCustomerResource(row, timeZone) } };
+      });
     },
   );
 };

@@ -34,3 +34,25 @@ export const CustomerListResponse = Type.Object({
 });
 export const CustomerResponse = Type.Object({ data: CustomerSchema });
 export const IdParams = Type.Object({ id: Type.String() });
+
+const optionalText = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
+
+const customerFields = {
+  type: Type.Optional(StringEnum(CUSTOMER_TYPES)),
+  email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 255 }))),
+  phone: optionalText(50),
+  contact_number: optionalText(50),
+  nuit: optionalText(20),
+  address: optionalText(500),
+};
+
+export const CustomerCreateBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 255 }), ...customerFields },
+  { additionalProperties: false },
+);
+
+/** PUT: every field optional; only the fields sent change. */
+export const CustomerUpdateBody = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })), ...customerFields },
+  { additionalProperties: false },
+);

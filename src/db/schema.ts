@@ -383,6 +383,8 @@ export const idempotencyKeys = pgTable(
     /** SHA-256 of method, path and the raw body bytes. */
     requestHash: text('request_hash').notNull(),
     state: text('state', { enum: ['in_flight', 'completed'] }).notNull(),
+    /** Random token of the request that holds the claim; a takeover replaces it. */
+    holder: text('holder').notNull(),
     lockedAt: timestamp('locked_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     responseStatus: integer('response_status'),
     responseBody: text('response_body'),

@@ -29,6 +29,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a key needs for this route. */
     scope?: Scope;
+    /**
+     * For routes with a path `{id}` and a body (PUT): whether that id is one the company may
+     * write. Checked before the body, so an unknown id is a 404 whatever the body says.
+     */
+    writableId?: (db: Database, companyId: number, id: number) => Promise<boolean>;
   }
 }
 

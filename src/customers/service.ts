@@ -1,0 +1,81 @@
+// Customer writes of the API. The e-mail is unique per company without regard to case; the
+// database's unique index enforces it, so two concurrent requests cannot both pass.
+import { and, eq, sql } from 'drizzle-orm';
+import type { Static } from 'typebox';
+import type { Database } from '../db/client.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { customers } from '../db/schema.js';
+import { validationFailed } from '../errors.js';
+import type { CustomerRow } from './repository.js';
+import type { CustomerCreateBody, CustomerUpdateBody } from './schemas.js';
+
+const EMAIL_TAKEN = 'Já existe um cliente desta empresa com este e-mail.';
+
+function columnsOf(input: Static<typeof CustomerUpdateBody>) {
+  const columns: Partial<typeof customers.$inferInsert> = {};
+  if (input.name !== undefined) columns.name = input.name;
+  if (input.type !== undefined) columns.type = input.type;
+  if (input.email !== undefined) columns.email = input.email;
+  if (input.phone !== undefined) columns.phone = input.phone;
+  if (input.contact_number !== undefined) columns.contactNumber = input.contact_number;
+  if (input.nuit !== undefined) columns.nuit = input.nuit;
+  if (input.address !== undefined) columns.address = input.address;
+  return columns;
+}
+
+async function refusingDuplicateEmail<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error, 'customers_company_email_key'))
+      throw validationFailed({ email: [EMAIL_TAKEN] });
+    throw error;
+  }
+}
+
+export async function createCustomer(
+  db: Database,
+  companyId: number,
+  input: Static<typeof CustomerCreateBody>,
+): Promise<CustomerRow> {
+  const [row] = await refusingDuplicateEmail(() =>
+    db
+      .insert(customers)
+      .values({ type: 'individual', ...columnsOf(input), name: input.name, companyId })
+      .returning(),
+  );
+  if (!row) throw new Error('insert returned no row');
+  return row;
+}
+
+/** Whether the id is a customer the company may change (its own; global ones are not). */
+export async function isOwnCustomer(db: Database, companyId: number, id: number): Promise<boolean> {
+  const [row] = await db
+    .select({ id: customers.id })
+    .from(customers)
+    .where(and(eq(customers.id, id), eq(customers.companyId, companyId)));
+  return row !== undefined;
+}
+
+/** Changes only the fields sent; null if the id is not one of the company's own customers. */
+export async function updateCustomer(
+  db: Database,
+  companyId: number,
+  id: number,
+  input: Static<typeof CustomerUpdateBody>,
+): Promise<CustomerRow | null> {
+  const own = and(eq(customers.id, id), eq(customers.companyId, companyId));
+  const columns = columnsOf(input);
+  if (Object.keys(columns).length === 0) {
+    const [row] = await db.select().from(customers).where(own);
+    return row ?? null;
+  }
+  const [row] = await refusingDuplicateEmail(() =>
+    db
+      .update(customers)
+      .set({ ...columns, updatedAt: sql`now()` })
+      .where(own)
+      .returning(),
+  );
+  return row ?? null;
+}

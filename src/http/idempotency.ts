@@ -1,0 +1,251 @@
+// Idempotency of every POST and PUT (contract sections 4, 7, 8; decisions.md "Idempotency").
+//
+// 1. onRequest (after authentication and scope): the Idempotency-Key header must be there and valid.
+// 2. preValidation: an earlier request with the same key answers first: a different request
+//    (method, path or raw body bytes) -> 409 reuse; a finished one -> its stored answer replayed;
+//    one still running -> 409 in flight. Only then come the path id and the body (step 10).
+// 3. In the handler, `runIdempotentWrite` claims the key in its own committed statement, then
+//    runs the business write and stores the response in ONE transaction that also holds the
+//    claim's row lock. A claim whose holder died (its transaction aborted with it) is taken over
+//    once `locked_at` is older than the lock timeout. A 422 or an internal failure stores nothing.
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/client.js';
+import { idempotencyKeys } from '../db/schema.js';
+import { ApiError, ErrorCode, envelopeOf } from '../errors.js';
+import { isWriteMethod } from './pipeline.js';
+import { authOf } from './types.js';
+
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{8,191}$/;
+const RETENTION = sql`interval '24 hours'`;
+const IN_FLIGHT_RETRY_AFTER_SECONDS = '2';
+
+type IdempotencyRecord = typeof idempotencyKeys.$inferSelect;
+
+export interface WriteResult {
+  status: number;
+  body: unknown;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set on POST/PUT once the header is checked: the key and the fingerprint of the request. */
+    idempotency: { key: string; requestHash: string } | null;
+  }
+}
+
+function requestHashOf(request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(`${request.method} ${request.url}\n`)
+    .update(request.rawBody ?? '', 'utf8')
+    .digest('hex');
+}
+
+function inFlight(): ApiError {
+  return new ApiError(ErrorCode.IdempotencyRequestInFlight, {
+    headers: { 'Retry-After': IN_FLIGHT_RETRY_AFTER_SECONDS },
+  });
+}
+
+function replay(reply: FastifyReply, record: IdempotencyRecord): FastifyReply {
+  return reply
+    .code(record.responseStatus ?? 200)
+    .header('Idempotency-Replay', 'true')
+    .type('application/json; charset=utf-8')
+    .serializer((payload) => payload as string)
+    .send(record.responseBody ?? '');
+}
+
+/**
+ * What an existing record means for this request: a 409, a replay, or (null) go ahead because
+ * nothing live holds the key (expired, or an in-flight claim whose holder timed out).
+ */
+function verdictOn(
+  record: IdempotencyRecord & { expired: boolean; stale: boolean },
+  requestHash: string,
+): ApiError | 'replay' | null {
+  if (record.expired) return null;
+  if (record.requestHash !== requestHash) return new ApiError(ErrorCode.IdempotencyKeyReuse);
+  if (record.state === 'completed') return 'replay';
+  return record.stale ? null : inFlight();
+}
+
+async function findRecord(db: Database, apiKeyId: number, key: string, lockTimeoutSeconds: number) {
+  const [record] = await db
+    .select({
+      record: idempotencyKeys,
+      expired: sql<boolean>`${idempotencyKeys.expiresAt} <= now()`,
+      stale: sql<boolean>`${idempotencyKeys.lockedAt} <= now() - make_interval(secs => ${lockTimeoutSeconds})`,
+    })
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key)));
+  return record ? { ...record.record, expired: record.expired, stale: record.stale } : null;
+}
+
+export function registerIdempotency(app: FastifyInstance): void {
+  app.decorateRequest('idempotency', null);
+
+  app.addHook('onRequest', async (request) => {
+    if (!isWriteMethod(request.method)) return;
+    const header = request.headers['idempotency-key'];
+    if (header === undefined || header === '') throw new ApiError(ErrorCode.IdempotencyKeyRequired);
+    if (typeof header !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(header)) {
+      throw new ApiError(ErrorCode.IdempotencyKeyInvalid);
+    }
+    request.idempotency = { key: header, requestHash: '' };
+  });
+
+  app.addHook('preValidation', async (request, reply) => {
+    if (!request.idempotency) return;
+    request.idempotency.requestHash = requestHashOf(request);
+    const record = await findRecord(
+      app.db,
+      authOf(request).apiKeyId,
+      request.idempotency.key,
+      app.config.idempotencyLockTimeoutSeconds,
+    );
+    const verdict = record ? verdictOn(record, request.idempotency.requestHash) : null;
+    if (verdict === 'replay' && record) return replay(reply, record);
+    if (verdict) throw verdict;
+  });
+
+  // Expired keys are free again at once (the claim overwrites them); this only reclaims space.
+  const prune = setInterval(
+    () => {
+      app.db
+        .delete(idempotencyKeys)
+        .where(sql`${idempotencyKeys.expiresAt} < now() - interval '1 hour'`)
+        .catch((error: unknown) => app.log.warn({ err: error }, 'pruning idempotency keys failed'));
+    },
+    60 * 60 * 1000,
+  );
+  prune.unref();
+  app.addHook('onClose', async () => clearInterval(prune));
+}
+
+/** Claims the key: inserted, or taken over when expired or left behind by a dead holder. */
+async function claim(
+  db: Database,
+  request: FastifyRequest,
+  lockTimeoutSeconds: number,
+): Promise<{ id: number; holder: string } | ApiError | 'replay'> {
+  const auth = authOf(request);
+  const { key, requestHash } = request.idempotency!;
+  const holder = randomBytes(16).toString('hex');
+  const [claimed] = await db
+    .insert(idempotencyKeys)
+    .values({
+      apiKeyId: auth.apiKeyId,
+      companyId: auth.companyId,
+      key,
+      requestHash,
+      state: 'in_flight',
+      holder,
+      expiresAt: sql`now() + ${RETENTION}`,
+    })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.apiKeyId, idempotencyKeys.key],
+      set: {
+        requestHash,
+        state: 'in_flight',
+        holder,
+        lockedAt: sql`now()`,
+        responseStatus: null,
+        responseBody: null,
+        createdAt: sql`now()`,
+        expiresAt: sql`now() + ${RETENTION}`,
+      },
+      setWhere: sql`${idempotencyKeys.expiresAt} <= now() or (${idempotencyKeys.state} = 'in_flight'
+        and ${idempotencyKeys.requestHash} = ${requestHash}
+        and ${idempotencyKeys.lockedAt} <= now() - make_interval(secs => ${lockTimeoutSeconds}))`,
+    })
+    .returning({ id: idempotencyKeys.id });
+  if (claimed) return { id: claimed.id, holder };
+  // Someone else got there between the preValidation check and now: judge again.
+  const record = await findRecord(db, auth.apiKeyId, key, lockTimeoutSeconds);
+  return (record && verdictOn(record, requestHash)) || inFlight();
+}
+
+async function release(db: Database, id: number, holder: string): Promise<void> {
+  await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.holder, holder)));
+}
+
+async function complete(
+  db: Database,
+  id: number,
+  holder: string,
+  status: number,
+  body: string,
+): Promise<boolean> {
+  const rows = await db
+    .update(idempotencyKeys)
+    .set({ state: 'completed', responseStatus: status, responseBody: body, lockedAt: sql`now()` })
+    .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.holder, holder)))
+    .returning({ id: idempotencyKeys.id });
+  return rows.length === 1;
+}
+
+class LostClaim extends Error {}
+
+/**
+ * Runs a write exactly once per (API key, Idempotency-Key): `work` gets a transaction in which
+ * it must do all its writes; its result is serialized by the route's response schema, stored
+ * in the same transaction, and sent.
+ */
+export async function runIdempotentWrite(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: (tx: Database) => Promise<WriteResult>,
+): Promise<FastifyReply> {
+  const lockTimeout = app.config.idempotencyLockTimeoutSeconds;
+  const claimed = await claim(app.db, request, lockTimeout);
+  if (claimed === 'replay') {
+    const record = await findRecord(app.db, authOf(request).apiKeyId, request.idempotency!.key, lockTimeout);
+    return replay(reply, record!);
+  }
+  if (claimed instanceof ApiError) throw claimed;
+  const { id, holder } = claimed;
+
+  try {
+    const text = await app.db.transaction(async (tx) => {
+      // Holding this row lock until commit keeps any takeover waiting while we are alive.
+      const [held] = await tx
+        .update(idempotencyKeys)
+        .set({ lockedAt: sql`now()` })
+        .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.holder, holder)))
+        .returning({ id: idempotencyKeys.id });
+      if (!held) throw new LostClaim();
+      const result = await work(tx);
+      reply.code(result.status);
+      const serialized = reply.serialize(result.body) as string;
+      if (!(await complete(tx, id, holder, result.status, serialized))) throw new LostClaim();
+      return serialized;
+    });
+    return reply
+      .type('application/json; charset=utf-8')
+      .serializer((payload) => payload as string)
+      .send(text);
+  } catch (error) {
+    if (error instanceof LostClaim) throw inFlight();
+    if (error instanceof ApiError && error.statusCode !== 422) {
+      // A completed refusal (e.g. 404 for a foreign customer_id) is stored and replayed like any answer.
+      const text = JSON.stringify(envelopeOf(error, app.config.docsUrl, String(request.id)));
+      if (await complete(app.db, id, holder, error.statusCode, text)) {
+        return reply
+          .code(error.statusCode)
+          .headers(error.headers)
+          .type('application/json; charset=utf-8')
+          .serializer((payload) => payload as string)
+          .send(text);
+      }
+      throw error;
+    }
+    // A 422 stores nothing (the key may be reused); an internal failure wrote nothing either.
+    await release(app.db, id, holder).catch((releaseError: unknown) =>
+      request.log.error({ err: releaseError }, 'releasing idempotency key failed'),
+    );
+    throw error;
+  }
+}

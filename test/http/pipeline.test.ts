@@ -1,0 +1,196 @@
+// The request pipeline of decisions.md, in order: generic 404, X-Request-Id, Origin, the 401s,
+// partner_api_disabled, test_mode_read_only, insufficient_scope, then idempotency headers.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiKeys } from '../../src/db/schema.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../src/operations/api-keys.js';
+import { createCompany, setPartnerApi } from '../../src/operations/companies.js';
+import {
+  api,
+  createTenant,
+  startTestApp,
+  TEST_DOCS_URL,
+  type Tenant,
+  type TestContext,
+} from '../helpers/context.js';
+
+describe('request pipeline', () => {
+  let ctx: TestContext;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    ctx = await startTestApp();
+    tenant = await createTenant(ctx.db, { name: 'Farmácia Polana' });
+  });
+  afterAll(() => ctx.close());
+
+  async function expectError(res: Awaited<ReturnType<typeof api>>, status: number, code: string) {
+    expect(res.statusCode).toBe(status);
+    const body = res.json();
+    expect(Object.keys(body)).toEqual(['error']);
+    expect(body.error).toEqual({
+      code,
+      message: expect.any(String),
+      hint: expect.any(String),
+      doc_url: `${TEST_DOCS_URL}/errors#${code}`,
+      request_id: res.headers['x-request-id'],
+    });
+    return body.error;
+  }
+
+  it('answers with the ping result and a request id', async () => {
+    const res = await api(ctx.app, 'GET', '/ping', { key: tenant.key });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      data: {
+        tenant_id: tenant.companyId,
+        tenant_name: 'Farmácia Polana',
+        mode: 'live',
+        scopes: tenant.apiKey.scopes,
+        customers_visible: 0,
+        request_id: res.headers['x-request-id'],
+      },
+    });
+    expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
+  });
+
+  it('gives the framework 404 (no envelope) to every route that is not one of the 14', async () => {
+    for (const [method, path] of [
+      ['DELETE', '/customers/1'],
+      ['POST', '/payments'],
+      ['PUT', '/invoices/1'],
+      ['GET', '/nothing'],
+      ['PATCH', '/products/1'],
+      ['HEAD', '/ping'],
+    ] as const) {
+      const res = await api(ctx.app, method, path, { key: tenant.key, idempotencyKey: 'abcdefgh12' });
+      expect(res.statusCode, `${method} ${path}`).toBe(404);
+      if (method !== 'HEAD') expect(res.json()).not.toHaveProperty('error.code');
+    }
+  });
+
+  it('refuses any Origin before looking at the key', async () => {
+    const res = await api(ctx.app, 'GET', '/ping', {
+      key: 'nonsense',
+      headers: { origin: 'https://shop.example' },
+    });
+    await expectError(res, 403, 'browser_use_forbidden');
+  });
+
+  it('refuses missing, malformed and unknown keys alike', async () => {
+    const unknown = `svc_sk_live_${'A'.repeat(40)}`;
+    for (const headers of [
+      {},
+      { authorization: tenant.key },
+      { authorization: `bearer ${tenant.key}` },
+      { authorization: `Bearer ${tenant.key}x!` },
+      { authorization: `Bearer ${unknown}` },
+      { authorization: 'Basic dXNlcjpwYXNz' },
+    ]) {
+      await expectError(await api(ctx.app, 'GET', '/ping', { headers }), 401, 'invalid_api_key');
+    }
+  });
+
+  it('refuses revoked and expired keys, from the very next request', async () => {
+    const revoked = await createApiKey(ctx.db, { companyId: tenant.companyId });
+    expect((await api(ctx.app, 'GET', '/ping', { key: revoked.key })).statusCode).toBe(200);
+    await revokeApiKey(ctx.db, revoked.id);
+    await expectError(await api(ctx.app, 'GET', '/ping', { key: revoked.key }), 401, 'api_key_revoked');
+
+    const expired = await createApiKey(ctx.db, { companyId: tenant.companyId, days: 1 });
+    await ctx.db
+      .update(apiKeys)
+      .set({ expiresAt: sql`now() - interval '1 second'` })
+      .where(sql`id = ${expired.id}`);
+    await expectError(await api(ctx.app, 'GET', '/ping', { key: expired.key }), 401, 'api_key_expired');
+  });
+
+  it('refuses keys of a company whose API is disabled, and lets them in once enabled', async () => {
+    const company = await createCompany(ctx.db, { name: 'Sem API' });
+    const key = await createApiKey(ctx.db, { companyId: company.id });
+    await expectError(await api(ctx.app, 'GET', '/ping', { key: key.key }), 403, 'partner_api_disabled');
+    await setPartnerApi(ctx.db, company.id, true);
+    expect((await api(ctx.app, 'GET', '/ping', { key: key.key })).statusCode).toBe(200);
+    await setPartnerApi(ctx.db, company.id, false);
+    await expectError(await api(ctx.app, 'GET', '/ping', { key: key.key }), 403, 'partner_api_disabled');
+  });
+
+  it('lets test keys read but never write, whatever their scopes', async () => {
+    const test = await createApiKey(ctx.db, { companyId: tenant.companyId, mode: 'test', scopes: ['all'] });
+    expect(test.key.startsWith('svc_sk_test_')).toBe(true);
+    const ping = await api(ctx.app, 'GET', '/ping', { key: test.key });
+    expect(ping.json().data.mode).toBe('test');
+    await expectError(
+      await api(ctx.app, 'POST', '/customers', { key: test.key, body: { name: 'X' } }),
+      403,
+      'test_mode_read_only',
+    );
+  });
+
+  it('names the missing scope', async () => {
+    const readOnly = await createApiKey(ctx.db, { companyId: tenant.companyId, scopes: ['products:read'] });
+    const error = await expectError(
+      await api(ctx.app, 'GET', '/ping', { key: readOnly.key }),
+      403,
+      'insufficient_scope',
+    );
+    expect(error.hint).toContain('customers:read');
+    const write = await expectError(
+      await api(ctx.app, 'POST', '/customers', { key: readOnly.key, body: { name: 'X' } }),
+      403,
+      'insufficient_scope',
+    );
+    expect(write.hint).toContain('customers:write');
+  });
+
+  it('records when a key was last used', async () => {
+    const fresh = await createApiKey(ctx.db, { companyId: tenant.companyId });
+    const before = (await listApiKeys(ctx.db, tenant.companyId)).find((k) => k.id === fresh.id);
+    expect(before?.last_used_at).toBeNull();
+    await api(ctx.app, 'GET', '/ping', { key: fresh.key });
+    const after = (await listApiKeys(ctx.db, tenant.companyId)).find((k) => k.id === fresh.id);
+    expect(after?.last_used_at).not.toBeNull();
+    expect(JSON.stringify(after)).not.toContain(fresh.key);
+  });
+
+  it('applies the checks in the documented order', async () => {
+    // Origin beats a bad key; a bad key beats everything after it.
+    const origin = await api(ctx.app, 'POST', '/customers', { headers: { origin: 'x' }, body: {} });
+    expect(origin.json().error.code).toBe('browser_use_forbidden');
+    // test mode beats scope; scope beats the idempotency header.
+    const test = await createApiKey(ctx.db, {
+      companyId: tenant.companyId,
+      mode: 'test',
+      scopes: ['customers:read'],
+    });
+    expect((await api(ctx.app, 'POST', '/customers', { key: test.key })).json().error.code).toBe(
+      'test_mode_read_only',
+    );
+    const readOnly = await createApiKey(ctx.db, { companyId: tenant.companyId, scopes: ['customers:read'] });
+    expect((await api(ctx.app, 'POST', '/customers', { key: readOnly.key })).json().error.code).toBe(
+      'insufficient_scope',
+    );
+    expect((await api(ctx.app, 'POST', '/customers', { key: tenant.key })).json().error.code).toBe(
+      'idempotency_key_required',
+    );
+  });
+});
+
+describe('internal failures', () => {
+  it('answer the generic 500 with a request id and no internals', async () => {
+    const ctx = await startTestApp();
+    const tenant = await createTenant(ctx.db);
+    // Break the customers table under the running app: the query fails inside the handler.
+    await ctx.db.execute(sql`alter table customers rename to customers_gone`);
+    const res = await api(ctx.app, 'GET', '/customers', { key: tenant.key });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({
+      statusCode: 500,
+      error: 'Internal Server Error',
+      message: 'Internal Server Error',
+    });
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+    expect(res.body).not.toMatch(/customers|relation|sql/i);
+    await ctx.close();
+  });
+});

@@ -41,9 +41,10 @@ export interface PageRequest {
   offset: number;
 }
 
-export function pageRequest(query: { page: number; per_page: number }): PageRequest {
-  const perPage = Math.min(query.per_page, MAX_PER_PAGE);
-  return { page: query.page, perPage, offset: (query.page - 1) * perPage };
+export function pageRequest(query: { page?: number; per_page?: number }): PageRequest {
+  const page = query.page ?? 1;
+  const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
+  return { page, perPage, offset: (page - 1) * perPage };
 }
 
 export interface Pagination {

@@ -1,0 +1,68 @@
+// A real server process (`bin/invoicing serve`) for tests that need real HTTP, several
+// instances or a crash. Killed in the test's afterAll.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { API_PREFIX } from '../../src/app-constants.js';
+
+const BIN = fileURLToPath(new URL('../../bin/invoicing', import.meta.url));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerProcess {
+  baseUrl: string;
+  child: ChildProcess;
+  output(): string;
+  /** Ends the process with the given signal and waits for it to be gone. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startServerProcess(env: Record<string, string>, port?: number): Promise<ServerProcess> {
+  const listenPort = port ?? (await freePort());
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(listenPort), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const baseUrl = `http://127.0.0.1:${listenPort}${API_PREFIX}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
+    try {
+      await fetch(`${baseUrl}/ping`);
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`server did not start in time:\n${output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return {
+    baseUrl,
+    child,
+    output: () => output,
+    kill: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+// The point-of-sale side of products: what the API changed and the POS has not taken yet
+// (contract rule 5: no approval step). `bin/invoicing pos pending --company ID` prints it.
+
+import { Decimal } from 'decimal.js';
+import { and, asc, eq } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { products } from '../db/schema.js';
+
+export interface PendingPosProduct {
+  id: number;
+  product_code: string;
+  name: string;
+  /** Decimal text with two places, or null. */
+  price: string | null;
+  pos_price: string | null;
+  /** When the product was last changed for the POS, ISO 8601 (UTC). */
+  changed_at: string | null;
+}
+
+const money = (value: string | null) => (value === null ? null : new Decimal(value).toFixed(2));
+
+/** Products of the company awaiting the POS synchronisation, oldest change first. */
+export async function listPendingPosSync(db: Database, companyId: number): Promise<PendingPosProduct[]> {
+  const rows = await db
+    .select({
+      id: products.id,
+      productCode: products.productCode,
+      name: products.name,
+      price: products.price,
+      posPrice: products.posPrice,
+      changedAt: products.posChangedAt,
+    })
+    .from(products)
+    .where(and(eq(products.companyId, companyId), eq(products.posSyncPending, true)))
+    .orderBy(asc(products.posChangedAt), asc(products.id));
+  return rows.map((row) => ({
+    id: row.id,
+    product_code: row.productCode,
+    name: row.name,
+    price: money(row.price),
+    pos_price: money(row.posPrice),
+    changed_at: row.changedAt === null ? null : row.changedAt.toISOString(),
+  }));
+}

@@ -1,0 +1,89 @@
+// The product resource and the shapes of its routes, as the contract states them (sections 2.2,
+// 2.3 and 4) with decisions.md (Lists, Products, Formats).
+import { type Static, Type } from 'typebox';
+import { PRODUCT_TYPES } from '../db/schema.js';
+import { ISO_INSTANT_HINT, listQuerySchema } from '../http/list-query.js';
+import { MoneyString, Nullable, PaginationSchema, StringEnum, Timestamp } from '../http/schema-helpers.js';
+
+export { PRODUCT_TYPES };
+export const INVENTORY_KINDS = ['INVENTORY', 'NON_INVENTORY'] as const;
+export const PRODUCT_SORTS = ['name', 'price', 'stock', 'created_at', 'updated_at'] as const;
+
+/** Largest value of a 32-bit integer column (ids, reorder_level). */
+export const MAX_INT32 = 2_147_483_647;
+
+export const ProductSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    product_code: Type.String({ description: 'Gerado pelo serviço, sequência por tipo e por empresa.' }),
+    sku: Type.String({ description: 'Código próprio do parceiro ("" quando não tem).' }),
+    description: Nullable(Type.String()),
+    type: StringEnum(PRODUCT_TYPES),
+    unity: Type.String({ description: 'Unidade de medida ("" quando não tem).' }),
+    price: Nullable(MoneyString()),
+    pos_price: Nullable(MoneyString()),
+    vat_included: Type.Boolean(),
+    tax_rate: Nullable(Type.Number({ description: 'Percentagem do imposto associado.' })),
+    stock: Nullable(Type.Number({ description: 'Só leitura; null para produtos NON_INVENTORY.' })),
+    reorder_level: Nullable(Type.Integer()),
+    tracks_inventory: Type.Boolean(),
+    is_for_sale: Type.Boolean(),
+    categories: Type.Array(Type.String()),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  },
+  { $id: 'Product', additionalProperties: false },
+);
+
+export const ProductListQuery = listQuerySchema(PRODUCT_SORTS, {
+  search: Type.Optional(Type.String({ description: 'Texto a procurar no nome, código ou SKU.' })),
+  type: Type.Optional(StringEnum(PRODUCT_TYPES)),
+  is_for_sale: Type.Optional(StringEnum(['true', 'false'] as const)),
+  updated_since: Type.Optional(Type.String({ format: 'iso-date-or-time', description: ISO_INSTANT_HINT })),
+});
+
+export const ProductListResponse = Type.Object({
+  data: Type.Array(ProductSchema),
+  pagination: PaginationSchema,
+});
+export const ProductResponse = Type.Object({ data: ProductSchema });
+export const IdParams = Type.Object({ id: Type.String() });
+
+const optionalText = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
+const optionalBoolean = () => Type.Optional(Nullable(Type.Boolean()));
+
+/**
+ * POST and PUT body (section 2.3): exactly these 13 fields, JSON types never coerced. On PUT the
+ * required fields stay required; an optional field left out keeps its value, an explicit null
+ * clears it (a boolean cleared goes back to its default: vat_included false, is_for_sale and
+ * is_for_purchase true).
+ */
+export const ProductBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    type: StringEnum(PRODUCT_TYPES),
+    inventory: StringEnum(INVENTORY_KINDS, {
+      description: 'INVENTORY movimenta stock; NON_INVENTORY não.',
+    }),
+    price: Type.Number({ minimum: 0, description: 'No máximo 2 casas decimais.' }),
+    description: optionalText(2000),
+    sku: optionalText(100),
+    unity: optionalText(50),
+    pos_price: Type.Optional(
+      Nullable(Type.Number({ minimum: 0, description: 'No máximo 2 casas decimais.' })),
+    ),
+    vat_included: optionalBoolean(),
+    reorder_level: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_INT32 }))),
+    is_for_sale: optionalBoolean(),
+    is_for_purchase: optionalBoolean(),
+    tax_id: Type.Optional(
+      Nullable(Type.Integer({ description: 'Imposto da empresa da chave ou imposto global.' })),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type ProductBody = Static<typeof ProductBody>;
+export type ProductListQuery = Static<typeof ProductListQuery>;
+export type ProductResource = Static<typeof ProductSchema>;

@@ -159,3 +159,21 @@ describe('customers: writes', () => {
     expect(text.statusCode).toBe(422);
   });
 });
+
+describe('customers: body limits', () => {
+  it('answers a body over the size limit with validation_failed and creates nothing', async () => {
+    const ctx = await startTestApp({ BODY_LIMIT_BYTES: '200' });
+    const tenant = await createTenant(ctx.db);
+    const res = await api(ctx.app, 'POST', '/customers', {
+      key: tenant.key,
+      idempotencyKey: 'too-large-0001',
+      body: { name: 'X'.repeat(300) },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error.code).toBe('validation_failed');
+    expect(res.json().error.errors).toHaveProperty('body');
+    const list = await api(ctx.app, 'GET', '/customers', { key: tenant.key });
+    expect(list.json().data).toEqual([]);
+    await ctx.close();
+  });
+});

@@ -1,7 +1,7 @@
 // Exactly once under concurrency: many identical requests with one Idempotency-Key, on one
 // instance and on two instances sharing the database, create one resource; every answer is the
 // original 201, its replay, or 409 in flight.
-import { count, eq } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { customers } from '../../src/db/schema.js';
@@ -83,5 +83,27 @@ describe('idempotency under concurrency', () => {
         await secondDatabase.close();
       }
     }
+  });
+
+  it('concurrent creations with one e-mail (any case) leave exactly one customer', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        api(ctx.app, 'POST', '/customers', {
+          key: tenant.key,
+          idempotencyKey: `email-race-${i}-0000`,
+          body: { name: `Corrida ${i}`, email: i % 2 ? 'Corrida@Exemplo.co.mz' : 'corrida@exemplo.co.mz' },
+        }),
+      ),
+    );
+    expect(responses.filter((r) => r.statusCode === 201)).toHaveLength(1);
+    for (const r of responses.filter((r) => r.statusCode !== 201)) {
+      expect(r.statusCode).toBe(422);
+      expect(Object.keys(r.json().error.errors)).toEqual(['email']);
+    }
+    const [row] = await ctx.db
+      .select({ n: count() })
+      .from(customers)
+      .where(sql`lower(${customers.email}) = 'corrida@exemplo.co.mz'`);
+    expect(row?.n).toBe(1);
   });
 });

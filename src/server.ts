@@ -1,5 +1,5 @@
 // Listens. Everything else is built by buildApp; the operator CLI's `serve` calls startServer.
-import { type App, buildApp } from './app.js';
+import { type App, type AppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
 
 export interface RunningServer {
@@ -8,12 +8,24 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
-  const app = await buildApp({ config });
-  const address = await app.listen({ port: config.port, host: config.host });
+export interface ServerOptions extends Omit<AppOptions, 'config'> {
+  /** Runs once the API has stopped (e.g. close the admin socket and the database, release a lock). */
+  onStop?: () => Promise<void>;
+}
+
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const { onStop, ...appOptions } = options;
+  const app = await buildApp({ ...appOptions, config });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   let stopping: Promise<void> | null = null;
   const stop = () => {
-    stopping ??= app.close();
+    stopping ??= app.close().then(() => onStop?.());
     return stopping;
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -1,0 +1,374 @@
+// The commands of decisions.md "Operator command line": how each one reads its flags, which
+// operation of the shared table (src/operations/index.ts) it runs, and how its result reads as text.
+// Nothing here touches the database, so `--help` and usage errors stay fast.
+import type { ParseArgsConfig } from 'node:util';
+import type { OperationName } from '../operations/index.js';
+import { asRow, details, field, type Row, table } from './output.js';
+
+export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
+export type FlagValues = Record<string, string | boolean | undefined>;
+
+export interface TextContext {
+  /** Base URL of the partner API for curl examples, from HOST and PORT. */
+  apiBaseUrl: string;
+}
+
+export interface Command {
+  /** Words that select it, e.g. "keys create". */
+  name: string;
+  summary: string;
+  /** Arguments after the name, for the usage line. */
+  usage: string;
+  /** More help: what the arguments mean, examples. */
+  help: string;
+  options: OptionSpecs;
+  /** Name of the one positional argument the command takes, if any (e.g. "ID"). */
+  positional?: string;
+  required?: readonly string[];
+  operation: OperationName;
+  args(values: FlagValues, positional: string | undefined): Record<string, unknown>;
+  text(result: unknown, context: TextContext): string;
+}
+
+const str = { type: 'string' } as const;
+const bool = { type: 'boolean' } as const;
+
+const SCOPE_LIST =
+  'customers:read, customers:write, products:read, products:write, invoices:read, invoices:write, payments:read';
+
+export function curlLine(key: string, apiBaseUrl: string): string {
+  return `curl -H "Authorization: Bearer ${key}" ${apiBaseUrl}/ping`;
+}
+
+function keyText(result: unknown, context: TextContext): string {
+  const key = asRow(result);
+  return [
+    `Created ${key.mode} API key ${key.id} for company ${key.company_id}.`,
+    `  key:        ${key.key}`,
+    `  scopes:     ${(key.scopes as string[]).join(', ')}`,
+    `  expires at: ${key.expires_at}`,
+    '',
+    'The key is shown only this once and cannot be recovered: store it now.',
+    `Try it: ${curlLine(String(key.key), context.apiBaseUrl)}`,
+  ].join('\n');
+}
+
+function demoText(result: unknown, context: TextContext): string {
+  const demo = asRow(result);
+  const company = asRow(demo.company);
+  const live = asRow(demo.live_key);
+  const test = asRow(demo.test_key);
+  const counts = asRow(demo.counts);
+  return [
+    `Demo company ${company.id} created: ${company.name} (NUIT ${company.nuit}), partner API enabled.`,
+    `  ${Object.entries(counts)
+      .map(([name, count]) => `${count} ${name}`)
+      .join(', ')}`,
+    '',
+    table(Array.isArray(demo.invoices) ? (demo.invoices as Row[]) : [], [
+      ['INVOICE', 'id'],
+      ['STATUS', 'status'],
+      ['CUSTOMER', 'customer'],
+    ]),
+    '',
+    `  live key (all scopes): ${live.key}`,
+    `  test key (read only):  ${test.key}`,
+    '',
+    'These keys are shown only this once: store them.',
+    `Try it: ${curlLine(String(live.key), context.apiBaseUrl)}`,
+  ].join('\n');
+}
+
+function companyApiText(enabled: boolean) {
+  return (result: unknown) => {
+    const company = asRow(result);
+    return `Partner API ${enabled ? 'enabled' : 'disabled'} for company ${company.id} (${company.name}); effective from the server's next request.`;
+  };
+}
+
+function operationResultText(headline: string) {
+  return (result: unknown) => `${headline}\n${details(asRow(result))}`;
+}
+
+export const COMMANDS: readonly Command[] = [
+  {
+    name: 'migrate',
+    summary: 'apply pending database migrations (serve does it too)',
+    usage: '',
+    help: 'Applies the SQL migrations in drizzle/ to DATABASE_URL, or to the embedded database in DATA_DIR.',
+    options: {},
+    operation: 'migrate',
+    args: () => ({}),
+    text: (result) => `Migrations applied: ${field(result, 'storage')} is up to date.`,
+  },
+  {
+    name: 'companies create',
+    summary: 'create a company (partner API disabled until enabled)',
+    usage: '--name N [--nuit T]',
+    help: '  --name N   company name\n  --nuit T   tax number (NUIT)',
+    options: { name: str, nuit: str },
+    required: ['name'],
+    operation: 'companies.create',
+    args: (v) => ({ name: v.name, nuit: v.nuit }),
+    text: (result) => {
+      const company = asRow(result);
+      return [
+        `Company ${company.id} created: ${company.name}${company.nuit ? ` (NUIT ${company.nuit})` : ''}.`,
+        `The partner API is disabled; enable it with: bin/invoicing companies enable-api ${company.id}`,
+      ].join('\n');
+    },
+  },
+  {
+    name: 'companies list',
+    summary: 'list the companies',
+    usage: '',
+    help: '',
+    options: {},
+    operation: 'companies.list',
+    args: () => ({}),
+    text: (result) =>
+      table(field(result, 'companies') as Row[], [
+        ['ID', 'id'],
+        ['NAME', 'name'],
+        ['NUIT', 'nuit'],
+        ['PARTNER API', 'partner_api_enabled'],
+      ]),
+  },
+  {
+    name: 'companies enable-api',
+    summary: "turn a company's partner API on",
+    usage: 'ID',
+    help: 'Effective from the server’s next request.',
+    options: {},
+    positional: 'ID',
+    operation: 'companies.enable-api',
+    args: (_v, id) => ({ id }),
+    text: companyApiText(true),
+  },
+  {
+    name: 'companies disable-api',
+    summary: "turn a company's partner API off (its keys get 403 partner_api_disabled)",
+    usage: 'ID',
+    help: 'Effective from the server’s next request.',
+    options: {},
+    positional: 'ID',
+    operation: 'companies.disable-api',
+    args: (_v, id) => ({ id }),
+    text: companyApiText(false),
+  },
+  {
+    name: 'keys create',
+    summary: 'create an API key for a company; the key is shown once',
+    usage: '--company ID [--mode live|test] [--scopes a,b|all] [--days 1..365]',
+    help: [
+      '  --company ID   the company the key belongs to',
+      '  --mode M       live (default) or test (test keys only read)',
+      `  --scopes S     comma-separated, or all (default): ${SCOPE_LIST}`,
+      '  --days D       validity in days, 1 to 365 (default 365)',
+    ].join('\n'),
+    options: { company: str, mode: str, scopes: str, days: str },
+    required: ['company'],
+    operation: 'keys.create',
+    args: (v) => ({ company: v.company, mode: v.mode, scopes: v.scopes, days: v.days }),
+    text: keyText,
+  },
+  {
+    name: 'keys list',
+    summary: "list a company's API keys (never their secrets)",
+    usage: '--company ID',
+    help: '',
+    options: { company: str },
+    required: ['company'],
+    operation: 'keys.list',
+    args: (v) => ({ company: v.company }),
+    text: (result) =>
+      table(field(result, 'keys') as Row[], [
+        ['ID', 'id'],
+        ['PREFIX', 'display_prefix'],
+        ['MODE', 'mode'],
+        ['STATUS', 'status'],
+        ['EXPIRES', 'expires_at'],
+        ['LAST USED', 'last_used_at'],
+        ['SCOPES', 'scopes'],
+      ]),
+  },
+  {
+    name: 'keys revoke',
+    summary: 'revoke an API key (401 api_key_revoked from the next request)',
+    usage: 'KEY_ID',
+    help: 'KEY_ID is the numeric id shown by keys create / keys list.',
+    options: {},
+    positional: 'KEY_ID',
+    operation: 'keys.revoke',
+    args: (_v, id) => ({ id }),
+    text: (result) => `API key ${field(result, 'id')} revoked at ${field(result, 'revoked_at')}.`,
+  },
+  {
+    name: 'taxes create',
+    summary: 'create a tax of a company, or a global one',
+    usage: '(--company ID | --global) --name N --rate PERCENT',
+    help: '  --company ID | --global   owner of the tax\n  --name N                  e.g. "IVA 16%"\n  --rate PERCENT            e.g. 16',
+    options: { company: str, global: bool, name: str, rate: str },
+    required: ['name', 'rate'],
+    operation: 'taxes.create',
+    args: (v) => ({ company: v.company, global: v.global, name: v.name, rate: v.rate }),
+    text: (result) => {
+      const tax = asRow(result);
+      const owner = tax.company_id === null ? 'global' : `of company ${tax.company_id}`;
+      return `Tax ${tax.id} created: ${tax.name}, rate ${tax.rate}% (${owner}).`;
+    },
+  },
+  {
+    name: 'customers create',
+    summary: 'create a global customer, visible to every company',
+    usage: '--global --name N [--email E] [--nuit T] [--phone P]',
+    help: 'Company customers are created through the API; here only global ones (e.g. "Consumidor Final").',
+    options: { global: bool, name: str, email: str, nuit: str, phone: str },
+    required: ['name'],
+    operation: 'customers.create',
+    args: (v) => ({ global: v.global, name: v.name, email: v.email, nuit: v.nuit, phone: v.phone }),
+    text: (result) => `Global customer ${field(result, 'id')} created: ${field(result, 'name')}.`,
+  },
+  {
+    name: 'invoices issue',
+    summary: 'issue a draft: fiscal code, status unpaid, stock moved',
+    usage: 'ID',
+    help: '',
+    options: {},
+    positional: 'ID',
+    operation: 'invoices.issue',
+    args: (_v, id) => ({ id }),
+    text: (result) => operationResultText(`Invoice ${field(result, 'id')} issued.`)(result),
+  },
+  {
+    name: 'invoices cancel',
+    summary: 'cancel an invoice',
+    usage: 'ID',
+    help: '',
+    options: {},
+    positional: 'ID',
+    operation: 'invoices.cancel',
+    args: (_v, id) => ({ id }),
+    text: (result) => operationResultText(`Invoice ${field(result, 'id')} cancelled.`)(result),
+  },
+  {
+    name: 'payments record',
+    summary: 'record a receipt against an issued invoice',
+    usage: '--invoice ID --amount A [--date YYYY-MM-DD] [--method M]',
+    help: [
+      '  --invoice ID  an issued invoice (unpaid or partially paid)',
+      '  --amount A    decimal, at most what remains to pay, e.g. 1250.00',
+      '  --date D      payment date YYYY-MM-DD (default: today)',
+      '  --method M    cash (default), bank_transfer, card, cheque, mpesa, emola, mkesh, mobile_money',
+    ].join('\n'),
+    options: { invoice: str, amount: str, date: str, method: str },
+    required: ['invoice', 'amount'],
+    operation: 'payments.record',
+    args: (v) => ({ invoice: v.invoice, amount: v.amount, date: v.date, method: v.method }),
+    text: (result) => operationResultText(`Receipt ${field(result, 'id')} recorded.`)(result),
+  },
+  {
+    name: 'movements record',
+    summary: 'record a treasury movement that is not a receipt (never shown by the API)',
+    usage: '--company ID --kind salary|supplier_payment --amount A [--date YYYY-MM-DD]',
+    help: '  --amount A   decimal, e.g. 18500.00\n  --date D     YYYY-MM-DD (default: today)',
+    options: { company: str, kind: str, amount: str, date: str },
+    required: ['company', 'kind', 'amount'],
+    operation: 'movements.record',
+    args: (v) => ({ company: v.company, kind: v.kind, amount: v.amount, date: v.date }),
+    text: (result) => operationResultText(`Movement ${field(result, 'id')} recorded.`)(result),
+  },
+  {
+    name: 'pos pending',
+    summary: 'products changed through the API awaiting point-of-sale sync',
+    usage: '--company ID',
+    help: '',
+    options: { company: str },
+    required: ['company'],
+    operation: 'pos.pending',
+    args: (v) => ({ company: v.company }),
+    text: (result) => table(field(result, 'products') as Row[]),
+  },
+  {
+    name: 'demo',
+    summary: 'create a demo company with data; prints a live and a test key',
+    usage: '',
+    help: 'A Mozambican shop with customers, products of every type, invoices in every status, receipts and treasury movements.',
+    options: {},
+    operation: 'demo',
+    args: () => ({}),
+    text: demoText,
+  },
+];
+
+export const SERVE_HELP = `Usage: bin/invoicing serve [--demo] [--json]
+
+Runs the partner API server (what npm start runs): applies migrations, listens on HOST:PORT.
+Without DATABASE_URL it uses the embedded database in DATA_DIR, which it locks, and opens the
+admin socket there so that other commands work while it runs; a fresh embedded database gets the
+demo company and its keys are printed.
+
+  --demo   with DATABASE_URL: create the demo company if the database has no company at all
+  --json   print one JSON line when ready ({url, ...}); logs go to stderr`;
+
+export const GLOBAL_OPTIONS: OptionSpecs = {
+  json: bool,
+  debug: bool,
+  help: { type: 'boolean', short: 'h' },
+};
+
+export function findCommand(words: readonly string[]): Command | undefined {
+  return COMMANDS.find((command) => command.name === words.join(' '));
+}
+
+export const GROUPS = [...new Set(COMMANDS.map((command) => command.name.split(' ')[0] as string))];
+
+export function usageLine(command: Command): string {
+  return `bin/invoicing ${command.name}${command.usage ? ` ${command.usage}` : ''} [--json] [--debug]`;
+}
+
+export function commandHelp(command: Command): string {
+  return [
+    `Usage: ${usageLine(command)}`,
+    '',
+    `${command.summary[0]?.toUpperCase()}${command.summary.slice(1)}.`,
+  ]
+    .concat(command.help ? ['', command.help] : [])
+    .join('\n');
+}
+
+export function groupHelp(group: string): string {
+  const commands = COMMANDS.filter((command) => command.name.split(' ')[0] === group);
+  return [
+    `Usage: bin/invoicing ${group} <command> [options]`,
+    '',
+    ...commands.map((command) => `  ${`${command.name} ${command.usage}`.trim()}\n      ${command.summary}`),
+  ].join('\n');
+}
+
+export function generalHelp(): string {
+  const lines: [string, string][] = [
+    ['serve [--demo]', 'the API server (what npm start runs)'],
+    ...COMMANDS.map((command): [string, string] => [
+      `${command.name} ${command.usage}`.trim(),
+      command.summary,
+    ]),
+  ];
+  return [
+    'Usage: bin/invoicing <command> [options] [--json] [--debug]',
+    '',
+    'Operator command line of the invoicing service (Partner API v1).',
+    '',
+    'Commands:',
+    ...lines.map(([usage, summary]) => `  ${usage}\n      ${summary}`),
+    '',
+    'Options of every command:',
+    '  --json    print one JSON object on stdout',
+    '  --debug   show the details (stack) of an unexpected failure',
+    '  --help    help of the command',
+    '',
+    'Environment: DATABASE_URL (PostgreSQL; without it, the embedded database in DATA_DIR, default',
+    './data), PORT (3000), HOST (127.0.0.1), TZ_NAME, REDIS_URL, DOCS_URL, RATE_LIMIT_*.',
+    'Exit status: 0 done, 1 refused or failed (message on stderr), 2 wrong usage.',
+  ].join('\n');
+}

@@ -1,0 +1,232 @@
+// Entry point of bin/invoicing. Reads the command words and flags (node's util.parseArgs), runs the
+// operation, prints text (or one JSON object with --json). Exit status: 0 done, 1 refused or
+// failed (message on stderr), 2 wrong usage. Heavy modules (database drivers, the HTTP server) are
+// loaded only once a command really runs, so --help and usage errors answer at once.
+import { parseArgs } from 'node:util';
+import { type Config, ConfigError, loadConfig } from '../config.js';
+import { OperationError } from '../operations/errors.js';
+import { AdminServerFailure } from './admin-socket.js';
+import {
+  COMMANDS,
+  type Command,
+  commandHelp,
+  type FlagValues,
+  findCommand,
+  GLOBAL_OPTIONS,
+  GROUPS,
+  generalHelp,
+  groupHelp,
+  SERVE_HELP,
+  usageLine,
+} from './commands.js';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+/** Wrong command line: the message and where to look. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly helpCommand: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processIo: Io = {
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+};
+
+function wantsHelp(args: readonly string[]): boolean {
+  return args.includes('--help') || args.includes('-h');
+}
+
+function parseFlags(
+  args: string[],
+  options: Command['options'],
+  helpCommand: string,
+): { values: FlagValues; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { ...options, ...GLOBAL_OPTIONS },
+      strict: true,
+      allowPositionals: true,
+    });
+    return { values: values as FlagValues, positionals };
+  } catch (error) {
+    // parseArgs explains unknown options, missing values and the like in its own message.
+    throw new UsageError((error as Error).message, helpCommand);
+  }
+}
+
+function apiBaseUrl(config: Config): string {
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '[::1]' : config.host;
+  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${config.port}/api/v1/partner`;
+}
+
+async function runCommand(command: Command, args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseFlags(args, command.options, command.name);
+  const expected = command.positional ? 1 : 0;
+  if (positionals.length !== expected) {
+    throw new UsageError(
+      expected === 1
+        ? positionals.length === 0
+          ? `missing ${command.positional}`
+          : `expected one ${command.positional}, got: ${positionals.join(' ')}`
+        : `unexpected argument: ${positionals.join(' ')}`,
+      command.name,
+    );
+  }
+  const missing = (command.required ?? []).filter((name) => values[name] === undefined);
+  if (missing.length > 0) {
+    throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(', ')}`, command.name);
+  }
+  const config = loadConfig();
+  const { runOperation } = await import('./run.js');
+  const operationArgs = Object.fromEntries(
+    Object.entries(command.args(values, positionals[0])).filter(([, value]) => value !== undefined),
+  );
+  const result = await runOperation(config, command.operation, operationArgs);
+  if (values.json) {
+    const decorated =
+      command.name === 'demo' ? { ...(result as object), api_base_url: apiBaseUrl(config) } : result;
+    io.out(JSON.stringify(decorated, null, 2));
+  } else {
+    io.out(command.text(result, { apiBaseUrl: apiBaseUrl(config) }));
+  }
+  return EXIT_OK;
+}
+
+async function runServe(args: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(args, { demo: { type: 'boolean' } }, 'serve');
+  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'serve');
+  const config = loadConfig();
+  const { serve } = await import('./serve.js');
+  await serve(config, { json: values.json === true, demo: values.demo === true });
+  return EXIT_OK;
+}
+
+async function dispatch(argv: string[], io: Io): Promise<number | 'serving'> {
+  const [first, second, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    if (first === 'help' && second !== undefined) return dispatch([second, ...rest, '--help'], io);
+    io.out(generalHelp());
+    return first === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  if (first === 'serve') {
+    const args = argv.slice(1);
+    if (wantsHelp(args)) {
+      io.out(SERVE_HELP);
+      return EXIT_OK;
+    }
+    await runServe(args);
+    return 'serving';
+  }
+  const single = findCommand([first]);
+  if (single) {
+    const args = argv.slice(1);
+    if (wantsHelp(args)) {
+      io.out(commandHelp(single));
+      return EXIT_OK;
+    }
+    return runCommand(single, args, io);
+  }
+  if (!GROUPS.includes(first)) throw new UsageError(`unknown command "${first}"`, '');
+  const command = second === undefined ? undefined : findCommand([first, second]);
+  if (!command) {
+    if (second === undefined || second === '--help' || second === '-h') {
+      io.out(groupHelp(first));
+      return second === undefined ? EXIT_USAGE : EXIT_OK;
+    }
+    throw new UsageError(`unknown command "${first} ${second}"`, first);
+  }
+  const args = argv.slice(2);
+  if (wantsHelp(args)) {
+    io.out(commandHelp(command));
+    return EXIT_OK;
+  }
+  return runCommand(command, args, io);
+}
+
+// ---- failures ----
+
+const CONNECTION_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+};
+const POSTGRES_CODES: Record<string, string> = {
+  '3D000': 'the database does not exist',
+  '28P01': 'authentication failed',
+  '28000': 'authentication failed',
+  '57P03': 'the database is starting up',
+  '53300': 'too many connections',
+};
+
+/** A short, safe explanation for well-known environment failures (never SQL, never secrets). */
+function knownFailure(error: unknown): string | null {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [error];
+  while (queue.length > 0) {
+    const current = queue.shift();
+    if (typeof current !== 'object' || current === null || seen.has(current)) continue;
+    seen.add(current);
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      if (CONNECTION_CODES[code]) return `cannot reach the database: ${CONNECTION_CODES[code]}`;
+      if (POSTGRES_CODES[code]) return `database error: ${POSTGRES_CODES[code]}`;
+    }
+    queue.push((current as { cause?: unknown }).cause);
+    const nested = (current as { errors?: unknown }).errors;
+    if (Array.isArray(nested)) queue.push(...nested);
+  }
+  return null;
+}
+
+function report(error: unknown, argv: readonly string[], io: Io): number {
+  const debug = argv.includes('--debug');
+  if (error instanceof UsageError) {
+    const command = findCommand(error.helpCommand.split(' '));
+    io.err(`error: ${error.message}`);
+    if (command) io.err(`usage: ${usageLine(command)}`);
+    io.err(`see: bin/invoicing ${error.helpCommand ? `${error.helpCommand} ` : ''}--help`);
+    return EXIT_USAGE;
+  }
+  if (
+    error instanceof OperationError ||
+    error instanceof ConfigError ||
+    error instanceof AdminServerFailure
+  ) {
+    io.err(`error: ${error.message}`);
+    return EXIT_FAILED;
+  }
+  const known = knownFailure(error);
+  io.err(`error: ${known ?? 'unexpected failure'}${debug ? '' : ' (run again with --debug for details)'}`);
+  if (debug) io.err(error instanceof Error ? (error.stack ?? String(error)) : String(error));
+  return EXIT_FAILED;
+}
+
+/**
+ * Runs the command line. Resolves with the exit status, or with 'serving' once `serve` is up (the
+ * process then lives until a signal stops the server).
+ */
+export async function main(argv: string[], io: Io = processIo): Promise<number | 'serving'> {
+  try {
+    return await dispatch(argv, io);
+  } catch (error) {
+    return report(error, argv, io);
+  }
+}
+
+export { COMMANDS };

@@ -1,0 +1,77 @@
+// Where a command runs its operation:
+// - DATABASE_URL set: directly on PostgreSQL (the server never caches keys or companies, so the
+//   change holds from its next request);
+// - embedded PGlite: through the running server's admin socket, or, when no server runs, directly
+//   on DATA_DIR after taking its lock. The server and a command never both open the directory.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Config } from '../config.js';
+import type { DatabaseHandle, StorageTarget } from '../db/client.js';
+import { OperationError } from '../operations/errors.js';
+import { callAdminServer, NoServer } from './admin-socket.js';
+import { describeOwner, type LockOwner, tryAcquireLock } from './lock.js';
+
+/** How long a command waits for DATA_DIR held by another command, or by a server still starting. */
+const LOCK_WAIT_MS = 30_000;
+const LOCK_POLL_MS = 150;
+
+export function storageTarget(config: Config, poolSize = 2): StorageTarget {
+  return config.databaseUrl
+    ? { kind: 'postgres', url: config.databaseUrl, poolSize }
+    : { kind: 'pglite', dataDir: config.dataDir };
+}
+
+/** Opens the database (applying pending migrations), runs `work`, closes. */
+export async function withDatabase<T>(
+  config: Config,
+  work: (handle: DatabaseHandle) => Promise<T>,
+): Promise<T> {
+  const { openDatabase } = await import('../db/client.js');
+  const { runMigrations } = await import('../db/migrate.js');
+  const handle = await openDatabase(storageTarget(config));
+  try {
+    await runMigrations(handle);
+    return await work(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function runDirectly(config: Config, name: string, args: Record<string, unknown>): Promise<unknown> {
+  const { executeOperation } = await import('../operations/index.js');
+  return withDatabase(config, (handle) =>
+    executeOperation({ db: handle.db, handle, timeZone: config.timeZone }, name, args),
+  );
+}
+
+export async function runOperation(
+  config: Config,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<unknown> {
+  if (config.databaseUrl) return runDirectly(config, name, args);
+
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  let owner: LockOwner | null = null;
+  for (;;) {
+    try {
+      return await callAdminServer(config.dataDir, name, args);
+    } catch (error) {
+      if (!(error instanceof NoServer)) throw error;
+    }
+    const attempt = tryAcquireLock(config.dataDir, 'cli');
+    if (attempt.acquired) {
+      try {
+        return await runDirectly(config, name, args);
+      } finally {
+        attempt.lock.release();
+      }
+    }
+    // Held: another command is running, or a server is starting and will open its socket soon.
+    owner = attempt.owner;
+    if (Date.now() >= deadline) break;
+    await sleep(LOCK_POLL_MS);
+  }
+  throw new OperationError(
+    `the embedded database in ${config.dataDir} is in use by ${describeOwner(owner)}, which does not answer on its admin socket; try again later`,
+  );
+}

@@ -1,0 +1,182 @@
+// Reads of invoices. Every function takes the company id and sees only that company's invoices.
+// The resource is built here from explicitly chosen columns: costs, accounting data and internal
+// ids (cost_total, unit_cost, created_by_api_key_id, company_id, tax_id of lines) never leave.
+import { and, asc, count, eq, gte, lte, type SQL } from 'drizzle-orm';
+import type { Static } from 'typebox';
+import type { Database } from '../db/client.js';
+import { customers, invoiceItems, invoices } from '../db/schema.js';
+import { decimalNumber, formatTimestamp } from '../http/format.js';
+import { instantOf, orderByOf, type PageRequest } from '../http/list-query.js';
+import type { InvoiceItemSchema, InvoiceListQuery, InvoiceSchema, InvoiceSummarySchema } from './schemas.js';
+import { money } from './totals.js';
+
+export type InvoiceResource = Static<typeof InvoiceSchema>;
+export type InvoiceSummaryResource = Static<typeof InvoiceSummarySchema>;
+export type InvoiceItemResource = Static<typeof InvoiceItemSchema>;
+
+const invoiceColumns = {
+  id: invoices.id,
+  invoiceCode: invoices.invoiceCode,
+  paymentNoticeCode: invoices.paymentNoticeCode,
+  documentType: invoices.documentType,
+  isPaymentNotice: invoices.isPaymentNotice,
+  noticeKind: invoices.noticeKind,
+  isPosSale: invoices.isPosSale,
+  reference: invoices.reference,
+  paymentReference: invoices.paymentReference,
+  status: invoices.status,
+  invoiceDate: invoices.invoiceDate,
+  dueDate: invoices.dueDate,
+  currency: invoices.currency,
+  exchangeRate: invoices.exchangeRate,
+  subtotal: invoices.subtotal,
+  discount: invoices.discount,
+  globalDiscountAmount: invoices.globalDiscountAmount,
+  vatBase: invoices.vatBase,
+  tax: invoices.tax,
+  grandTotal: invoices.grandTotal,
+  paidAmount: invoices.paidAmount,
+  remainingAmount: invoices.remainingAmount,
+  notes: invoices.notes,
+  customerId: customers.id,
+  customerName: customers.name,
+  createdAt: invoices.createdAt,
+  updatedAt: invoices.updatedAt,
+};
+
+const itemColumns = {
+  id: invoiceItems.id,
+  productId: invoiceItems.productId,
+  name: invoiceItems.name,
+  description: invoiceItems.description,
+  quantity: invoiceItems.quantity,
+  price: invoiceItems.price,
+  discount: invoiceItems.discount,
+  discountPercentage: invoiceItems.discountPercentage,
+  taxAmount: invoiceItems.taxAmount,
+  taxRate: invoiceItems.taxRate,
+  taxIncluded: invoiceItems.taxIncluded,
+  total: invoiceItems.total,
+};
+
+function selectInvoices(db: Database) {
+  return db.select(invoiceColumns).from(invoices).leftJoin(customers, eq(customers.id, invoices.customerId));
+}
+
+function selectItems(db: Database) {
+  return db.select(itemColumns).from(invoiceItems);
+}
+
+type InvoiceRow = Awaited<ReturnType<typeof selectInvoices>>[number];
+type ItemRow = Awaited<ReturnType<typeof selectItems>>[number];
+
+function nullableMoney(value: string | null): string | null {
+  return value === null ? null : money(value);
+}
+
+function toItemResource(row: ItemRow): InvoiceItemResource {
+  return {
+    id: row.id,
+    product_id: row.productId,
+    name: row.name,
+    description: row.description,
+    quantity: decimalNumber(row.quantity),
+    price: nullableMoney(row.price),
+    discount: nullableMoney(row.discount),
+    discount_percentage: decimalNumber(row.discountPercentage),
+    tax_amount: nullableMoney(row.taxAmount),
+    tax_rate: decimalNumber(row.taxRate),
+    tax_included: row.taxIncluded,
+    total: nullableMoney(row.total),
+  };
+}
+
+function toSummaryResource(row: InvoiceRow, timeZone: string): InvoiceSummaryResource {
+  return {
+    id: row.id,
+    invoice_code: row.invoiceCode,
+    payment_notice_code: row.paymentNoticeCode,
+    document_type: row.documentType,
+    is_payment_notice: row.isPaymentNotice,
+    notice_kind: row.noticeKind,
+    is_pos_sale: row.isPosSale,
+    reference: row.reference,
+    payment_reference: row.paymentReference,
+    status: row.status,
+    invoice_date: row.invoiceDate,
+    due_date: row.dueDate,
+    currency: row.currency,
+    exchange_rate: decimalNumber(row.exchangeRate),
+    subtotal: nullableMoney(row.subtotal),
+    discount: nullableMoney(row.discount),
+    global_discount_amount: nullableMoney(row.globalDiscountAmount),
+    vat_base: nullableMoney(row.vatBase),
+    tax: nullableMoney(row.tax),
+    grand_total: nullableMoney(row.grandTotal),
+    paid_amount: nullableMoney(row.paidAmount),
+    remaining_amount: nullableMoney(row.remainingAmount),
+    notes: row.notes,
+    customer: row.customerId === null ? null : { id: row.customerId, name: row.customerName ?? '' },
+    created_at: formatTimestamp(row.createdAt, timeZone),
+    updated_at: formatTimestamp(row.updatedAt, timeZone),
+  };
+}
+
+function withItems(summary: InvoiceSummaryResource, items: InvoiceItemResource[]): InvoiceResource {
+  const { created_at, updated_at, ...rest } = summary;
+  return { ...rest, items, created_at, updated_at };
+}
+
+/** One invoice of the company with its items, as GET /invoices/{id} and POST /invoices show it. */
+export async function findInvoice(
+  db: Database,
+  companyId: number,
+  id: number,
+  timeZone: string,
+): Promise<InvoiceResource | null> {
+  const [row] = await selectInvoices(db).where(and(eq(invoices.id, id), eq(invoices.companyId, companyId)));
+  if (!row) return null;
+  const items = await selectItems(db)
+    .where(and(eq(invoiceItems.invoiceId, id), eq(invoiceItems.companyId, companyId)))
+    .orderBy(asc(invoiceItems.position), asc(invoiceItems.id));
+  return withItems(toSummaryResource(row, timeZone), items.map(toItemResource));
+}
+
+export async function listInvoices(
+  db: Database,
+  companyId: number,
+  query: Static<typeof InvoiceListQuery>,
+  page: PageRequest,
+  timeZone: string,
+): Promise<{ data: InvoiceSummaryResource[]; total: number }> {
+  const conditions: SQL[] = [eq(invoices.companyId, companyId)];
+  if (query.status) conditions.push(eq(invoices.status, query.status));
+  if (query.customer_id !== undefined) conditions.push(eq(invoices.customerId, query.customer_id));
+  if (query.date_from) conditions.push(gte(invoices.invoiceDate, query.date_from));
+  if (query.date_to) conditions.push(lte(invoices.invoiceDate, query.date_to));
+  if (query.updated_since) conditions.push(gte(invoices.updatedAt, instantOf(query.updated_since, timeZone)));
+  const where = and(...conditions);
+
+  const [rows, totals] = await Promise.all([
+    selectInvoices(db)
+      .where(where)
+      .orderBy(
+        ...orderByOf(
+          query,
+          {
+            invoice_date: invoices.invoiceDate,
+            due_date: invoices.dueDate,
+            grand_total: invoices.grandTotal,
+            created_at: invoices.createdAt,
+            updated_at: invoices.updatedAt,
+          },
+          invoices.id,
+          { sort: 'invoice_date', order: 'desc' },
+        ),
+      )
+      .limit(page.perPage)
+      .offset(page.offset),
+    db.select({ total: count() }).from(invoices).where(where),
+  ]);
+  return { data: rows.map((row) => toSummaryResource(row, timeZone)), total: totals[0]?.total ?? 0 };
+}

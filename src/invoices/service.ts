@@ -1,0 +1,225 @@
+// Creation of draft invoices (contract 2.6, section 3; decisions.md "Invoices: totals of a draft").
+// A draft consumes no fiscal number, moves no stock and makes no accounting entry: it is one
+// invoice row and its lines, written in one transaction. Every problem of the body is reported
+// at once, keyed by its dotted path with zero-based line indexes.
+import { randomInt } from 'node:crypto';
+import { and, eq, inArray, isNull, or } from 'drizzle-orm';
+import { findCustomer } from '../customers/repository.js';
+import type { Database } from '../db/client.js';
+import { invoiceItems, invoices, products, taxes } from '../db/schema.js';
+import { addFieldError, type FieldErrors, notFound, validationFailed } from '../errors.js';
+import { bodyAjv, bodyValidationError } from '../http/validation.js';
+import { InvoiceCreateBody, MAX_ID } from './schemas.js';
+import { Decimal, decimalPlacesOf, invoiceTotals, type LineTotals, lineTotals, money } from './totals.js';
+
+export type { InvoiceCreateBody } from './schemas.js';
+
+export const PRODUCT_REQUIRED =
+  'Cada linha deve ter um product_id de um produto desta empresa; crie primeiro o serviço como produto NON_INVENTORY.';
+export const UNKNOWN_TAX =
+  'O imposto indicado não existe: use o id de um imposto desta empresa ou de um imposto global.';
+export const DUE_BEFORE_INVOICE_DATE =
+  'A data de vencimento não pode ser anterior à data da factura (invoice_date).';
+export const PRICE_PLACES = 'O preço deve ter no máximo 2 casas decimais.';
+export const QUANTITY_PLACES = 'A quantidade deve ter no máximo 4 casas decimais.';
+export const DISCOUNT_PLACES = 'O desconto (percentagem) deve ter no máximo 4 casas decimais.';
+export const EXCHANGE_RATE_PLACES = 'A taxa de câmbio deve ter no máximo 6 casas decimais.';
+export const LINE_TOO_LARGE = 'O total da linha excede o valor máximo permitido.';
+export const INVOICE_TOO_LARGE = 'O total da factura excede o valor máximo permitido.';
+
+/** numeric(18,2): amounts must stay below 10^16. */
+const MONEY_LIMIT = new Decimal('1e16');
+const DRAFT_CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const DRAFT_CODE_ATTEMPTS = 10;
+
+const validateBody = bodyAjv.compile(InvoiceCreateBody);
+
+/** `DRAFT-` and 8 random characters of [A-Z0-9]. */
+export function randomDraftCode(): string {
+  let code = 'DRAFT-';
+  for (let i = 0; i < 8; i++) code += DRAFT_CODE_ALPHABET[randomInt(DRAFT_CODE_ALPHABET.length)];
+  return code;
+}
+
+function isDbId(value: number | null | undefined): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_ID;
+}
+
+type NewInvoice = typeof invoices.$inferInsert;
+
+/**
+ * Inserts the invoice under a fresh draft code, trying another one if the code is already taken
+ * in the company (unique index `invoices_company_code_key`). Returns the new id.
+ */
+export async function insertWithDraftCode(
+  db: Database,
+  values: Omit<NewInvoice, 'invoiceCode'>,
+  generate: () => string = randomDraftCode,
+): Promise<number> {
+  for (let attempt = 0; attempt < DRAFT_CODE_ATTEMPTS; attempt++) {
+    const [row] = await db
+      .insert(invoices)
+      .values({ ...values, invoiceCode: generate() })
+      .onConflictDoNothing({ target: [invoices.companyId, invoices.invoiceCode] })
+      .returning({ id: invoices.id });
+    if (row) return row.id;
+  }
+  throw new Error(`no free draft code after ${DRAFT_CODE_ATTEMPTS} attempts`);
+}
+
+interface CheckedLine {
+  productId: number;
+  name: string;
+  description: string;
+  quantity: string;
+  price: string;
+  discountPercentage: string;
+  taxId: number | null;
+  totals: LineTotals;
+}
+
+/** The company's own rules on a body that passed the schema; throws every problem at once. */
+async function checkedLines(
+  db: Database,
+  companyId: number,
+  input: InvoiceCreateBody,
+): Promise<CheckedLine[]> {
+  const errors: FieldErrors = {};
+  if (input.due_date && input.due_date < input.invoice_date) {
+    addFieldError(errors, 'due_date', DUE_BEFORE_INVOICE_DATE);
+  }
+  if (typeof input.exchange_rate === 'number' && decimalPlacesOf(input.exchange_rate) > 6) {
+    addFieldError(errors, 'exchange_rate', EXCHANGE_RATE_PLACES);
+  }
+
+  const productIds = [...new Set(input.items.map((line) => line.product_id).filter(isDbId))];
+  const taxIds = [...new Set(input.items.map((line) => line.tax_id).filter(isDbId))];
+  const [productRows, taxRows] = await Promise.all([
+    productIds.length === 0
+      ? []
+      : db
+          .select({ id: products.id, name: products.name })
+          .from(products)
+          .where(and(eq(products.companyId, companyId), inArray(products.id, productIds))),
+    taxIds.length === 0
+      ? []
+      : db
+          .select({ id: taxes.id, rate: taxes.rate })
+          .from(taxes)
+          .where(and(inArray(taxes.id, taxIds), or(eq(taxes.companyId, companyId), isNull(taxes.companyId)))),
+  ]);
+  const productNames = new Map(productRows.map((row) => [row.id, row.name]));
+  const taxRates = new Map(taxRows.map((row) => [row.id, row.rate]));
+
+  const lines: CheckedLine[] = [];
+  let grandTotal = new Decimal(0);
+  input.items.forEach((line, index) => {
+    const at = (field: string) => `items.${index}.${field}`;
+    const productName = isDbId(line.product_id) ? productNames.get(line.product_id) : undefined;
+    if (productName === undefined) addFieldError(errors, at('product_id'), PRODUCT_REQUIRED);
+    const hasTax = line.tax_id !== null && line.tax_id !== undefined;
+    const taxRate = isDbId(line.tax_id) ? taxRates.get(line.tax_id) : undefined;
+    if (hasTax && taxRate === undefined) addFieldError(errors, at('tax_id'), UNKNOWN_TAX);
+    const placesOk = {
+      price: decimalPlacesOf(line.price) <= 2,
+      quantity: decimalPlacesOf(line.quantity) <= 4,
+      discount: line.discount === null || line.discount === undefined || decimalPlacesOf(line.discount) <= 4,
+    };
+    if (!placesOk.price) addFieldError(errors, at('price'), PRICE_PLACES);
+    if (!placesOk.quantity) addFieldError(errors, at('quantity'), QUANTITY_PLACES);
+    if (!placesOk.discount) addFieldError(errors, at('discount'), DISCOUNT_PLACES);
+    if (!placesOk.price || !placesOk.quantity || !placesOk.discount) return;
+
+    const quantity = new Decimal(line.quantity);
+    const discountPercentage = new Decimal(line.discount ?? 0);
+    const totals = lineTotals({
+      quantity,
+      price: line.price,
+      discountPercentage,
+      taxRate: taxRate ?? null,
+    });
+    if (new Decimal(totals.subtotal).gte(MONEY_LIMIT) || new Decimal(totals.total).gte(MONEY_LIMIT)) {
+      addFieldError(errors, `items.${index}`, LINE_TOO_LARGE);
+      return;
+    }
+    grandTotal = grandTotal.plus(totals.total);
+    lines.push({
+      productId: line.product_id ?? 0,
+      name: line.name || productName || '',
+      description: line.description ?? '',
+      quantity: quantity.toFixed(),
+      price: money(line.price),
+      discountPercentage: discountPercentage.toFixed(),
+      taxId: hasTax ? (line.tax_id ?? null) : null,
+      totals,
+    });
+  });
+  if (grandTotal.gte(MONEY_LIMIT)) addFieldError(errors, 'items', INVOICE_TOO_LARGE);
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  return lines;
+}
+
+/**
+ * Creates a draft invoice of the company from a creation body (the shape of POST /invoices) and
+ * returns its id. All or nothing: the invoice and its lines are written in one transaction (a
+ * savepoint when `db` is already a transaction). Throws `validation_failed` (422) for a body
+ * that breaks a rule and `resource_not_found` (404) for a customer the company cannot see.
+ */
+export async function createDraftInvoice(
+  db: Database,
+  companyId: number,
+  input: InvoiceCreateBody,
+  options: { apiKeyId?: number } = {},
+): Promise<{ id: number }> {
+  if (!validateBody(input)) throw bodyValidationError(validateBody.errors ?? []);
+  return db.transaction(async (tx) => {
+    const lines = await checkedLines(tx, companyId, input);
+    const customer = isDbId(input.customer_id) ? await findCustomer(tx, companyId, input.customer_id) : null;
+    if (!customer) throw notFound();
+
+    const totals = invoiceTotals(lines.map((line) => line.totals));
+    const id = await insertWithDraftCode(tx, {
+      companyId,
+      customerId: customer.id,
+      status: 'draft',
+      invoiceDate: input.invoice_date,
+      dueDate: input.due_date || input.invoice_date,
+      currency: input.currency ?? 'MZN',
+      exchangeRate:
+        input.exchange_rate === null || input.exchange_rate === undefined
+          ? null
+          : new Decimal(input.exchange_rate).toFixed(),
+      reference: input.reference ?? '',
+      notes: input.notes ?? '',
+      subtotal: totals.subtotal,
+      discount: totals.discount,
+      globalDiscountAmount: totals.globalDiscountAmount,
+      vatBase: totals.vatBase,
+      tax: totals.tax,
+      grandTotal: totals.grandTotal,
+      paidAmount: totals.paidAmount,
+      remainingAmount: totals.remainingAmount,
+      createdByApiKeyId: options.apiKeyId ?? null,
+    });
+    await tx.insert(invoiceItems).values(
+      lines.map((line, position) => ({
+        companyId,
+        invoiceId: id,
+        position,
+        productId: line.productId,
+        name: line.name,
+        description: line.description,
+        quantity: line.quantity,
+        price: line.price,
+        discount: line.totals.discount,
+        discountPercentage: line.discountPercentage,
+        taxId: line.taxId,
+        taxAmount: line.totals.taxAmount,
+        taxRate: line.totals.taxRate,
+        taxIncluded: line.totals.taxIncluded,
+        total: line.totals.total,
+      })),
+    );
+    return { id };
+  });
+}

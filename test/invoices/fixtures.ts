@@ -1,0 +1,119 @@
+// Fixtures for invoice and payment tests, built through the paths users take: customers and
+// drafts through the API, taxes through the operator's operation. Products go through
+// POST /products when that route exists; until then they are inserted with drizzle. Internal
+// product fields (cost price, stock) are what the application sets, so they are written directly.
+import { eq } from 'drizzle-orm';
+import { expect } from 'vitest';
+import type { App } from '../../src/app.js';
+import type { Database } from '../../src/db/client.js';
+import { products } from '../../src/db/schema.js';
+import { createTax } from '../../src/operations/taxes.js';
+import { api, type Tenant } from '../helpers/context.js';
+
+let counter = 0;
+export const newKey = () => `inv-test-${Date.now()}-${counter++}`;
+
+export interface ProductFixture {
+  name: string;
+  inventory?: 'INVENTORY' | 'NON_INVENTORY';
+  type?: 'GOODS' | 'SERVICES';
+  price?: number;
+  /** internal, set by the application */
+  costPrice?: string;
+  /** internal, set by the application */
+  stock?: string;
+}
+
+export async function createProduct(
+  app: App,
+  db: Database,
+  tenant: Tenant,
+  fixture: ProductFixture,
+): Promise<number> {
+  const inventory = fixture.inventory ?? 'NON_INVENTORY';
+  const type = fixture.type ?? (inventory === 'INVENTORY' ? 'GOODS' : 'SERVICES');
+  const res = await api(app, 'POST', '/products', {
+    key: tenant.key,
+    idempotencyKey: newKey(),
+    body: { name: fixture.name, type, inventory, price: fixture.price ?? 100 },
+  });
+  let id: number;
+  if (res.statusCode === 201) {
+    id = res.json().data.id;
+  } else {
+    // No POST /products yet: the framework's generic 404 (no envelope).
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error).toBe('Not Found');
+    const [row] = await db
+      .insert(products)
+      .values({
+        companyId: tenant.companyId,
+        name: fixture.name,
+        productCode: `P-${tenant.companyId}-${counter++}`,
+        type,
+        inventory,
+        price: String(fixture.price ?? 100),
+        stock: inventory === 'INVENTORY' ? '0' : null,
+      })
+      .returning({ id: products.id });
+    id = row!.id;
+  }
+  if (fixture.costPrice !== undefined || fixture.stock !== undefined) {
+    await db
+      .update(products)
+      .set({
+        ...(fixture.costPrice !== undefined ? { costPrice: fixture.costPrice } : {}),
+        ...(fixture.stock !== undefined ? { stock: fixture.stock } : {}),
+      })
+      .where(eq(products.id, id));
+  }
+  return id;
+}
+
+export async function createCustomer(app: App, tenant: Tenant, name: string): Promise<number> {
+  const res = await api(app, 'POST', '/customers', {
+    key: tenant.key,
+    idempotencyKey: newKey(),
+    body: { name },
+  });
+  expect(res.statusCode).toBe(201);
+  return res.json().data.id;
+}
+
+export async function createCompanyTax(
+  db: Database,
+  companyId: number | null,
+  rate: string,
+): Promise<number> {
+  const tax = await createTax(db, { companyId, name: `IVA ${rate}%`, rate });
+  return tax.id;
+}
+
+export interface DraftLine {
+  product_id?: number;
+  name?: string;
+  description?: string;
+  quantity: number;
+  price: number;
+  discount?: number;
+  tax_id?: number;
+}
+
+export interface DraftBody {
+  customer_id: number;
+  invoice_date: string;
+  items: DraftLine[];
+  due_date?: string;
+  reference?: string;
+  notes?: string;
+  currency?: 'MZN' | 'USD' | 'ZAR';
+  exchange_rate?: number;
+}
+
+/** POST /invoices that must succeed; returns the created invoice resource. */
+// biome-ignore lint/suspicious/noExplicitAny: test helper returns the JSON resource as is
+export async function createDraft(app: App, tenant: Tenant, body: DraftBody): Promise<any> {
+  const res = await api(app, 'POST', '/invoices', { key: tenant.key, idempotencyKey: newKey(), body });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data;
+}

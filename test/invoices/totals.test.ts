@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { decimalPlacesOf, invoiceTotals, lineTotals, money, round2 } from '../../src/invoices/totals.js';
+
+describe('invoice totals: rounding', () => {
+  it('rounds half away from zero, exactly (never binary floats)', () => {
+    expect(round2('49.995').toFixed(2)).toBe('50.00');
+    expect(round2('0.125').toFixed(2)).toBe('0.13'); // banker's rounding would give 0.12
+    expect(round2('1.005').toFixed(2)).toBe('1.01'); // (1.005).toFixed(2) === '1.00' in floats
+    expect(round2('1.025').toFixed(2)).toBe('1.03');
+    expect(round2('2.675').toFixed(2)).toBe('2.68');
+    expect(round2('-2.345').toFixed(2)).toBe('-2.35');
+    expect(round2('-0.005').toFixed(2)).toBe('-0.01');
+    expect(round2('1.0049999').toFixed(2)).toBe('1.00');
+    expect(money('1250')).toBe('1250.00');
+    expect(money(0)).toBe('0.00');
+  });
+
+  it('counts the decimal places a JSON number was written with', () => {
+    expect(decimalPlacesOf(JSON.parse('10.05'))).toBe(2);
+    expect(decimalPlacesOf(JSON.parse('10.050'))).toBe(2);
+    expect(decimalPlacesOf(JSON.parse('10.001'))).toBe(3);
+    expect(decimalPlacesOf(JSON.parse('1e-7'))).toBe(7);
+    expect(decimalPlacesOf(JSON.parse('1E3'))).toBe(0);
+    expect(decimalPlacesOf(JSON.parse('0.00001'))).toBe(5);
+  });
+});
+
+describe('invoice totals: a line', () => {
+  it('1.5 x 33.33 = 49.995 -> 50.00, no tax: null rate and 0.00 tax', () => {
+    expect(lineTotals({ quantity: 1.5, price: 33.33 })).toEqual({
+      subtotal: '50.00',
+      discount: '0.00',
+      net: '50.00',
+      taxRate: null,
+      taxAmount: '0.00',
+      taxIncluded: false,
+      total: '50.00',
+    });
+  });
+
+  it('a 16% tax on a net of 10.05 is 1.608 -> 1.61', () => {
+    expect(lineTotals({ quantity: 1, price: 10.05, taxRate: '16.0000' })).toEqual({
+      subtotal: '10.05',
+      discount: '0.00',
+      net: '10.05',
+      taxRate: '16',
+      taxAmount: '1.61',
+      taxIncluded: false,
+      total: '11.66',
+    });
+  });
+
+  it('rounds the discount and the tax each on its own, half away from zero', () => {
+    // 2.5 x 4.10 = 10.25; 10% = 1.025 -> 1.03; net 9.22; 17% = 1.5674 -> 1.57
+    expect(lineTotals({ quantity: 2.5, price: 4.1, discountPercentage: 10, taxRate: 17 })).toMatchObject({
+      subtotal: '10.25',
+      discount: '1.03',
+      net: '9.22',
+      taxAmount: '1.57',
+      total: '10.79',
+    });
+    // 0.5 x 0.25 = 0.125 -> 0.13; 17% = 0.0221 -> 0.02
+    expect(lineTotals({ quantity: 0.5, price: 0.25, taxRate: 17 })).toMatchObject({
+      subtotal: '0.13',
+      net: '0.13',
+      taxAmount: '0.02',
+      total: '0.15',
+    });
+    // 12.5% of 0.20 = 0.025 -> 0.03; net 0.17; 5% of 0.17 = 0.0085 -> 0.01
+    expect(lineTotals({ quantity: 1, price: 0.2, discountPercentage: 12.5, taxRate: 5 })).toMatchObject({
+      discount: '0.03',
+      net: '0.17',
+      taxAmount: '0.01',
+      total: '0.18',
+    });
+  });
+
+  it('a 100% discount leaves nothing; a 0% tax is still a tax', () => {
+    expect(lineTotals({ quantity: 3, price: 19.99, discountPercentage: 100, taxRate: 16 })).toMatchObject({
+      subtotal: '59.97',
+      discount: '59.97',
+      net: '0.00',
+      taxAmount: '0.00',
+      total: '0.00',
+    });
+    expect(lineTotals({ quantity: 2, price: 5, taxRate: 0 })).toMatchObject({
+      taxRate: '0',
+      taxAmount: '0.00',
+    });
+  });
+
+  it('keeps every digit of large quantities and prices before rounding', () => {
+    const line = lineTotals({ quantity: '123456789.1234', price: '98765432.19' });
+    // exact: 1234567891234 * 9876543219 / 10^6, rounded half up to cents
+    const exact = 1234567891234n * 9876543219n; // scaled by 10^6
+    const cents = (exact + 5000n) / 10000n;
+    const expected = `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
+    expect(line.subtotal).toBe(expected);
+    expect(line.total).toBe(expected);
+  });
+});
+
+describe('invoice totals: the invoice', () => {
+  it('sums the lines; vat_base counts only lines with a tax; nothing paid', () => {
+    const lines = [
+      lineTotals({ quantity: 3, price: 1250, discountPercentage: 10, taxRate: 16 }), // 3750 - 375 + 540
+      lineTotals({ quantity: 1.5, price: 33.33 }), // 50.00, no tax
+      lineTotals({ quantity: 1, price: 10.05, taxRate: 16 }), // 10.05 + 1.61
+      lineTotals({ quantity: 2.5, price: 4.1, discountPercentage: 10, taxRate: 17 }), // 10.25 - 1.03 + 1.57
+      lineTotals({ quantity: 0.5, price: 0.25, taxRate: 17 }), // 0.13 + 0.02
+    ];
+    expect(invoiceTotals(lines)).toEqual({
+      subtotal: '3820.43',
+      discount: '376.03',
+      globalDiscountAmount: '0.00',
+      vatBase: '3394.40',
+      tax: '543.20',
+      grandTotal: '3987.60',
+      paidAmount: '0.00',
+      remainingAmount: '3987.60',
+    });
+  });
+
+  it('no taxed line: vat_base 0.00', () => {
+    expect(invoiceTotals([lineTotals({ quantity: 1, price: 7 })])).toMatchObject({
+      vatBase: '0.00',
+      tax: '0.00',
+      grandTotal: '7.00',
+    });
+  });
+});

@@ -1,0 +1,110 @@
+// Reads of payments. Only receipts linked to an invoice of the company exist for the API:
+// salaries, supplier payments and any other treasury movement are invisible, in lists and by
+// id alike (a 404 exactly like a missing id). The treasury account never leaves.
+import { and, count, eq, gte, lte, type SQL } from 'drizzle-orm';
+import type { Static } from 'typebox';
+import type { Database } from '../db/client.js';
+import { invoices, payments } from '../db/schema.js';
+import { formatTimestamp } from '../http/format.js';
+import { orderByOf, type PageRequest } from '../http/list-query.js';
+import { money } from '../invoices/totals.js';
+import type { PaymentListQuery, PaymentSchema } from './schemas.js';
+
+export type PaymentResource = Static<typeof PaymentSchema>;
+
+const paymentColumns = {
+  id: payments.id,
+  paymentCode: payments.paymentCode,
+  paymentDate: payments.paymentDate,
+  amount: payments.amount,
+  paymentMethod: payments.paymentMethod,
+  paymentMethodType: payments.paymentMethodType,
+  reference: payments.reference,
+  notes: payments.notes,
+  invoiceId: invoices.id,
+  invoiceCode: invoices.invoiceCode,
+  paymentNoticeCode: invoices.paymentNoticeCode,
+  createdAt: payments.createdAt,
+  updatedAt: payments.updatedAt,
+};
+
+/** What the company may see: its receipts, each linked to one of its own invoices. */
+function visibleReceipts(companyId: number): SQL {
+  return and(
+    eq(payments.companyId, companyId),
+    eq(payments.kind, 'receipt'),
+    eq(invoices.companyId, companyId),
+  )!;
+}
+
+function selectReceipts(db: Database) {
+  return db.select(paymentColumns).from(payments).innerJoin(invoices, eq(invoices.id, payments.invoiceId));
+}
+
+type PaymentRow = Awaited<ReturnType<typeof selectReceipts>>[number];
+
+function toPaymentResource(row: PaymentRow, timeZone: string): PaymentResource {
+  return {
+    id: row.id,
+    payment_code: row.paymentCode,
+    payment_date: row.paymentDate,
+    amount: row.amount === null ? null : money(row.amount),
+    payment_method: row.paymentMethod,
+    payment_method_type: row.paymentMethodType,
+    reference: row.reference,
+    notes: row.notes,
+    invoice: { id: row.invoiceId, invoice_code: row.invoiceCode, payment_notice_code: row.paymentNoticeCode },
+    created_at: formatTimestamp(row.createdAt, timeZone),
+    updated_at: formatTimestamp(row.updatedAt, timeZone),
+  };
+}
+
+export async function findPayment(
+  db: Database,
+  companyId: number,
+  id: number,
+  timeZone: string,
+): Promise<PaymentResource | null> {
+  const [row] = await selectReceipts(db).where(and(eq(payments.id, id), visibleReceipts(companyId)));
+  return row ? toPaymentResource(row, timeZone) : null;
+}
+
+export async function listPayments(
+  db: Database,
+  companyId: number,
+  query: Static<typeof PaymentListQuery>,
+  page: PageRequest,
+  timeZone: string,
+): Promise<{ data: PaymentResource[]; total: number }> {
+  const conditions: SQL[] = [visibleReceipts(companyId)];
+  if (query.invoice_id !== undefined) conditions.push(eq(payments.invoiceId, query.invoice_id));
+  if (query.date_from) conditions.push(gte(payments.paymentDate, query.date_from));
+  if (query.date_to) conditions.push(lte(payments.paymentDate, query.date_to));
+  const where = and(...conditions);
+
+  const [rows, totals] = await Promise.all([
+    selectReceipts(db)
+      .where(where)
+      .orderBy(
+        ...orderByOf(
+          query,
+          {
+            payment_date: payments.paymentDate,
+            amount: payments.amount,
+            created_at: payments.createdAt,
+            updated_at: payments.updatedAt,
+          },
+          payments.id,
+          { sort: 'payment_date', order: 'desc' },
+        ),
+      )
+      .limit(page.perPage)
+      .offset(page.offset),
+    db
+      .select({ total: count() })
+      .from(payments)
+      .innerJoin(invoices, eq(invoices.id, payments.invoiceId))
+      .where(where),
+  ]);
+  return { data: rows.map((row) => toPaymentResource(row, timeZone)), total: totals[0]?.total ?? 0 };
+}

@@ -186,6 +186,7 @@ function knownFailure(error: unknown): string | null {
     if (typeof code === 'string') {
       if (CONNECTION_CODES[code]) return `cannot reach the database: ${CONNECTION_CODES[code]}`;
       if (POSTGRES_CODES[code]) return `database error: ${POSTGRES_CODES[code]}`;
+      if (code === '42P01') return 'the database has no tables yet: run bin/invoicing migrate';
     }
     queue.push((current as { cause?: unknown }).cause);
     const nested = (current as { errors?: unknown }).errors;

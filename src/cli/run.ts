@@ -20,16 +20,21 @@ export function storageTarget(config: Config, poolSize = 2): StorageTarget {
     : { kind: 'pglite', dataDir: config.dataDir };
 }
 
-/** Opens the database (applying pending migrations), runs `work`, closes. */
+/**
+ * Opens the database, runs `work`, closes. The embedded database gets its pending migrations first
+ * (a command may be the first to open DATA_DIR); PostgreSQL is migrated by `migrate` or `serve`.
+ */
 export async function withDatabase<T>(
   config: Config,
   work: (handle: DatabaseHandle) => Promise<T>,
 ): Promise<T> {
   const { openDatabase } = await import('../db/client.js');
-  const { runMigrations } = await import('../db/migrate.js');
   const handle = await openDatabase(storageTarget(config));
   try {
-    await runMigrations(handle);
+    if (handle.kind === 'pglite') {
+      const { runMigrations } = await import('../db/migrate.js');
+      await runMigrations(handle);
+    }
     return await work(handle);
   } finally {
     await handle.close();

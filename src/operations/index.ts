@@ -3,10 +3,8 @@
 // handle). Each entry checks its raw arguments (strings from the command line, or the same JSON
 // sent over the socket) and calls the operation function; results are plain JSON objects.
 import type { Database, DatabaseHandle } from '../db/client.js';
-import { runMigrations } from '../db/migrate.js';
 import { createApiKey, type KeyMode, listApiKeys, revokeApiKey } from './api-keys.js';
 import { createCompany, listCompanies, requireCompany, setPartnerApi } from './companies.js';
-import { createDemo } from './demo.js';
 import { OperationError } from './errors.js';
 import { createGlobalCustomer } from './global-customers.js';
 import { cancelInvoice, issueInvoice, MOVEMENT_KINDS, recordMovement, recordReceipt } from './invoices.js';
@@ -130,6 +128,7 @@ export const operations = {
   migrate: define({
     parse: () => ({}),
     run: async ({ handle }) => {
+      const { runMigrations } = await import('../db/migrate.js');
       await runMigrations(handle);
       return { migrated: true, storage: handle.description };
     },
@@ -262,7 +261,8 @@ export const operations = {
 
   demo: define({
     parse: () => ({}),
-    run: ({ db, timeZone }) => createDemo(db, { timeZone }),
+    // Loaded on demand: the demo uses the API's services, which the other commands do not need.
+    run: async ({ db, timeZone }) => (await import('./demo.js')).createDemo(db, { timeZone }),
   }),
 };
 

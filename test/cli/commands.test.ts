@@ -1,0 +1,495 @@
+// Every operator command through the real bin/invoicing, while a real `serve` runs on the same
+// database (PGlite project: the commands go through the server's admin socket; PostgreSQL project:
+// they open the database themselves). Changes must hold on the server's very next request.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testStorage } from '../helpers/database.js';
+import {
+  apiCall,
+  type CliStorage,
+  cliJson,
+  createCliStorage,
+  runCli,
+  type ServeProcess,
+  startServe,
+} from './helpers.js';
+
+interface Company {
+  id: number;
+  name: string;
+  nuit: string | null;
+  partner_api_enabled: boolean;
+}
+interface CreatedKey {
+  id: number;
+  key: string;
+  mode: string;
+  scopes: string[];
+  expires_at: string;
+}
+
+const ALL_SCOPES = [
+  'customers:read',
+  'customers:write',
+  'products:read',
+  'products:write',
+  'invoices:read',
+  'invoices:write',
+  'payments:read',
+];
+
+describe(`operator CLI next to a running server (${testStorage()})`, () => {
+  let storage: CliStorage;
+  let server: ServeProcess;
+  let env: Record<string, string>;
+  let company: Company;
+  let key: CreatedKey;
+  let idempotency = 0;
+  const nextIdempotencyKey = () => `cli-test-${Date.now()}-${++idempotency}`;
+
+  beforeAll(async () => {
+    storage = await createCliStorage();
+    env = storage.env;
+    server = await startServe(env, { json: false });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await storage?.close();
+  });
+
+  it('serve prints a banner with a working curl example', async () => {
+    const banner = server.stdout();
+    expect(banner).toContain(`Partner API v1 listening on ${server.apiBaseUrl}`);
+    const curl = /curl -H "Authorization: Bearer ([^"]+)" (\S+)/.exec(banner);
+    expect(curl?.[2]).toBe(`${server.apiBaseUrl}/ping`);
+    if (storage.kind === 'pglite') {
+      // A fresh embedded database: the demo company is created and its keys printed once.
+      expect(banner).toContain('First start: demo company');
+      expect(banner).toMatch(/test key \(read only\): +svc_sk_test_/);
+      const liveKey = curl?.[1] as string;
+      expect(liveKey).toMatch(/^svc_sk_live_/);
+      const ping = await apiCall(server.apiBaseUrl, liveKey, '/ping');
+      expect(ping.status).toBe(200);
+      expect(ping.body.data.tenant_name).toBe('Mercearia Baía de Maputo, Lda');
+      // serve holds DATA_DIR: its lock names it, and the admin socket is private.
+      const lock = JSON.parse(readFileSync(join(env.DATA_DIR as string, 'invoicing.lock'), 'utf8'));
+      expect(lock).toMatchObject({ pid: server.child.pid, role: 'serve' });
+    } else {
+      // PostgreSQL without --demo: nothing is created, the banner says how to get a key.
+      expect(banner).toContain('bin/invoicing keys create --company ID');
+      expect(curl?.[1]).toBe('<key>');
+      expect((await cliJson<{ companies: Company[] }>(['companies', 'list'], env)).companies).toEqual([]);
+    }
+  });
+
+  it('companies create / list / enable-api: JSON shapes and text', async () => {
+    company = await cliJson<Company>(
+      ['companies', 'create', '--name', 'Loja do Chiveve, Lda', '--nuit', '400111222'],
+      env,
+    );
+    expect(company).toEqual({
+      id: expect.any(Number),
+      name: 'Loja do Chiveve, Lda',
+      nuit: '400111222',
+      partner_api_enabled: false,
+    });
+
+    const text = await runCli(['companies', 'create', '--name', 'Padaria Xipamanine'], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^Company \d+ created: Padaria Xipamanine\.\n/);
+    expect(text.stdout).toContain('bin/invoicing companies enable-api');
+
+    const list = await cliJson<{ companies: Company[] }>(['companies', 'list'], env);
+    expect(list.companies.map((c) => c.name)).toEqual(
+      expect.arrayContaining(['Loja do Chiveve, Lda', 'Padaria Xipamanine']),
+    );
+    const table = await runCli(['companies', 'list'], env);
+    expect(table.stdout).toMatch(/ID +NAME +NUIT +PARTNER API/);
+    expect(table.stdout).toContain('Loja do Chiveve, Lda');
+
+    const enabled = await cliJson<Company>(['companies', 'enable-api', String(company.id)], env);
+    expect(enabled).toEqual({ ...company, partner_api_enabled: true });
+    company = enabled;
+  });
+
+  it('keys create: shown once, works at once on the running server; keys list never shows secrets', async () => {
+    key = await cliJson<CreatedKey>(['keys', 'create', '--company', String(company.id)], env);
+    expect(key).toMatchObject({ id: expect.any(Number), mode: 'live', scopes: ALL_SCOPES });
+    expect(key.key).toMatch(/^svc_sk_live_[A-Za-z0-9]{32,}$/);
+    const days = (Date.parse(key.expires_at) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(364);
+    expect(days).toBeLessThanOrEqual(365);
+
+    const ping = await apiCall(server.apiBaseUrl, key.key, '/ping');
+    expect(ping.status).toBe(200);
+    expect(ping.body.data).toMatchObject({ tenant_id: company.id, mode: 'live', scopes: ALL_SCOPES });
+
+    const test = await cliJson<CreatedKey>(
+      [
+        'keys',
+        'create',
+        '--company',
+        String(company.id),
+        '--mode',
+        'test',
+        '--scopes',
+        'customers:read,products:read',
+        '--days',
+        '7',
+      ],
+      env,
+    );
+    expect(test).toMatchObject({ mode: 'test', scopes: ['customers:read', 'products:read'] });
+    expect(test.key).toMatch(/^svc_sk_test_/);
+    expect((Date.parse(test.expires_at) - Date.now()) / 86_400_000).toBeCloseTo(7, 1);
+    expect((await apiCall(server.apiBaseUrl, test.key, '/ping')).body.data.mode).toBe('test');
+    expect((await apiCall(server.apiBaseUrl, test.key, '/invoices')).body.error.code).toBe(
+      'insufficient_scope',
+    );
+
+    const text = await runCli(
+      ['keys', 'create', '--company', String(company.id), '--scopes', 'all', '--days', '30'],
+      env,
+    );
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/key: +svc_sk_live_/);
+    expect(text.stdout).toContain('shown only this once');
+
+    const listed = await runCli(['keys', 'list', '--company', String(company.id), '--json'], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(key.key);
+    expect(listed.stdout).not.toContain(test.key);
+    const keys = JSON.parse(listed.stdout) as { company_id: number; keys: Record<string, unknown>[] };
+    expect(keys.company_id).toBe(company.id);
+    expect(keys.keys.map((k) => k.id)).toEqual(expect.arrayContaining([key.id, test.id]));
+    for (const listedKey of keys.keys) {
+      expect(Object.keys(listedKey).sort()).toEqual(
+        [
+          'created_at',
+          'display_prefix',
+          'expires_at',
+          'id',
+          'last_used_at',
+          'mode',
+          'revoked_at',
+          'scopes',
+          'status',
+        ].sort(),
+      );
+      expect(String(listedKey.display_prefix).length).toBeLessThan(20);
+    }
+    const table = await runCli(['keys', 'list', '--company', String(company.id)], env);
+    expect(table.stdout).toMatch(/ID +PREFIX +MODE +STATUS/);
+    expect(table.stdout).not.toContain(key.key);
+  });
+
+  it('keys revoke holds on the very next request (401 api_key_revoked)', async () => {
+    const extra = await cliJson<CreatedKey>(['keys', 'create', '--company', String(company.id)], env);
+    expect((await apiCall(server.apiBaseUrl, extra.key, '/ping')).status).toBe(200);
+    const revoked = await cliJson<{ id: number; revoked_at: string }>(
+      ['keys', 'revoke', String(extra.id)],
+      env,
+    );
+    expect(revoked).toEqual({ id: extra.id, revoked_at: expect.any(String) });
+    const next = await apiCall(server.apiBaseUrl, extra.key, '/ping');
+    expect(next.status).toBe(401);
+    expect(next.body.error.code).toBe('api_key_revoked');
+    const status = await cliJson<{ keys: { id: number; status: string }[] }>(
+      ['keys', 'list', '--company', String(company.id)],
+      env,
+    );
+    expect(status.keys.find((k) => k.id === extra.id)?.status).toBe('revoked');
+    // The other keys still work.
+    expect((await apiCall(server.apiBaseUrl, key.key, '/ping')).status).toBe(200);
+  });
+
+  it('companies disable-api holds on the very next request (403 partner_api_disabled); enable-api restores', async () => {
+    const disabled = await cliJson<Company>(['companies', 'disable-api', String(company.id)], env);
+    expect(disabled.partner_api_enabled).toBe(false);
+    const refused = await apiCall(server.apiBaseUrl, key.key, '/customers');
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('partner_api_disabled');
+
+    const text = await runCli(['companies', 'enable-api', String(company.id)], env);
+    expect(text.stdout).toContain(`Partner API enabled for company ${company.id}`);
+    expect((await apiCall(server.apiBaseUrl, key.key, '/customers')).status).toBe(200);
+  });
+
+  it('taxes create: for a company or global, never both or neither', async () => {
+    const own = await cliJson<Record<string, unknown>>(
+      ['taxes', 'create', '--company', String(company.id), '--name', 'IVA 16%', '--rate', '16'],
+      env,
+    );
+    expect(own).toEqual({ id: expect.any(Number), company_id: company.id, name: 'IVA 16%', rate: '16' });
+    const global = await cliJson<Record<string, unknown>>(
+      ['taxes', 'create', '--global', '--name', 'Isento', '--rate', '0'],
+      env,
+    );
+    expect(global).toMatchObject({ id: expect.any(Number), company_id: null, name: 'Isento' });
+
+    // The company tax is usable on a product at once.
+    const product = await apiCall(server.apiBaseUrl, key.key, '/products', {
+      method: 'POST',
+      idempotencyKey: nextIdempotencyKey(),
+      body: {
+        name: 'Capulana estampada',
+        type: 'GOODS',
+        inventory: 'NON_INVENTORY',
+        price: 350,
+        tax_id: own.id,
+      },
+    });
+    expect(product.status).toBe(201);
+    expect(product.body.data.tax_rate).toBe(16);
+
+    for (const args of [
+      ['taxes', 'create', '--name', 'X', '--rate', '5'],
+      ['taxes', 'create', '--company', String(company.id), '--global', '--name', 'X', '--rate', '5'],
+    ]) {
+      const refused = await runCli(args, env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('exactly one of --company ID or --global');
+    }
+    const badRate = await runCli(['taxes', 'create', '--global', '--name', 'X', '--rate', '250'], env);
+    expect(badRate.code).toBe(1);
+    expect(badRate.stderr).toMatch(/^error: rate must be a percentage/);
+  });
+
+  it('customers create --global: visible to every company through the API', async () => {
+    const created = await cliJson<Record<string, unknown>>(
+      [
+        'customers',
+        'create',
+        '--global',
+        '--name',
+        'Cliente Balcão Beira',
+        '--email',
+        'balcao@exemplo.co.mz',
+        '--nuit',
+        '999999998',
+        '--phone',
+        '+258 84 000 0000',
+      ],
+      env,
+    );
+    expect(created).toMatchObject({
+      id: expect.any(Number),
+      name: 'Cliente Balcão Beira',
+      email: 'balcao@exemplo.co.mz',
+      nuit: '999999998',
+      phone: '+258 84 000 0000',
+    });
+    const read = await apiCall(server.apiBaseUrl, key.key, `/customers/${created.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body.data.name).toBe('Cliente Balcão Beira');
+
+    const notGlobal = await runCli(['customers', 'create', '--name', 'Sem empresa'], env);
+    expect(notGlobal.code).toBe(1);
+    expect(notGlobal.stderr).toContain('only global customers');
+  });
+
+  it('invoices issue / cancel, payments record, movements record, pos pending', async () => {
+    const write = (path: string, body: unknown) =>
+      apiCall(server.apiBaseUrl, key.key, path, {
+        method: 'POST',
+        body,
+        idempotencyKey: nextIdempotencyKey(),
+      });
+    const customer = await write('/customers', {
+      name: 'Hotel Girassol',
+      type: 'company',
+      nuit: '400333444',
+    });
+    expect(customer.status).toBe(201);
+    const product = await write('/products', {
+      name: 'Manutenção de frio',
+      type: 'SERVICES',
+      inventory: 'NON_INVENTORY',
+      price: 500,
+    });
+    expect(product.status).toBe(201);
+    const draft = (quantity: number) =>
+      write('/invoices', {
+        customer_id: customer.body.data.id,
+        invoice_date: '2026-03-10',
+        items: [{ product_id: product.body.data.id, quantity, price: 500 }],
+      });
+    const first = await draft(2);
+    expect(first.status).toBe(201);
+    const invoiceId = first.body.data.id as number;
+
+    const issued = await cliJson<{ id: number; invoice_code: string; status: string }>(
+      ['invoices', 'issue', String(invoiceId)],
+      env,
+    );
+    expect(issued).toMatchObject({ id: invoiceId, status: 'unpaid' });
+    expect(issued.invoice_code).not.toMatch(/^DRAFT-/);
+    const read = await apiCall(server.apiBaseUrl, key.key, `/invoices/${invoiceId}`);
+    expect(read.body.data).toMatchObject({
+      status: 'unpaid',
+      invoice_code: issued.invoice_code,
+      remaining_amount: '1000.00',
+    });
+    const again = await runCli(['invoices', 'issue', String(invoiceId)], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('only a draft can be issued');
+
+    const part = await cliJson<Record<string, unknown>>(
+      [
+        'payments',
+        'record',
+        '--invoice',
+        String(invoiceId),
+        '--amount',
+        '400',
+        '--date',
+        '2026-03-12',
+        '--method',
+        'mpesa',
+      ],
+      env,
+    );
+    expect(part).toMatchObject({
+      id: expect.any(Number),
+      invoice_id: invoiceId,
+      amount: '400.00',
+      status: 'partially_paid',
+    });
+    const tooMuch = await runCli(
+      ['payments', 'record', '--invoice', String(invoiceId), '--amount', '600.01'],
+      env,
+    );
+    expect(tooMuch.code).toBe(1);
+    expect(tooMuch.stderr).toContain('exceeds what remains');
+    const rest = await runCli(
+      ['payments', 'record', '--invoice', String(invoiceId), '--amount', '600.00'],
+      env,
+    );
+    expect(rest.code).toBe(0);
+    expect(rest.stdout).toMatch(/^Receipt \d+ recorded\./);
+    expect(rest.stdout).toMatch(/status: +paid/);
+    const paid = await apiCall(server.apiBaseUrl, key.key, `/invoices/${invoiceId}`);
+    expect(paid.body.data).toMatchObject({
+      status: 'paid',
+      paid_amount: '1000.00',
+      remaining_amount: '0.00',
+    });
+
+    const salary = await cliJson<Record<string, unknown>>(
+      ['movements', 'record', '--company', String(company.id), '--kind', 'salary', '--amount', '18500.00'],
+      env,
+    );
+    expect(salary).toEqual({ id: expect.any(Number), kind: 'salary', amount: '18500.00' });
+    const supplier = await cliJson<Record<string, unknown>>(
+      [
+        'movements',
+        'record',
+        '--company',
+        String(company.id),
+        '--kind',
+        'supplier_payment',
+        '--amount',
+        '4200.5',
+        '--date',
+        '2026-03-01',
+      ],
+      env,
+    );
+    expect(supplier).toMatchObject({ kind: 'supplier_payment', amount: '4200.50' });
+    const badKind = await runCli(
+      ['movements', 'record', '--company', String(company.id), '--kind', 'rent', '--amount', '1'],
+      env,
+    );
+    expect(badKind.code).toBe(1);
+    expect(badKind.stderr).toContain('kind must be one of salary, supplier_payment');
+    const listed = await apiCall(server.apiBaseUrl, key.key, '/payments');
+    const ids = (listed.body.data as { id: number }[]).map((p) => p.id);
+    expect(ids).toContain(part.id);
+    expect(ids).not.toContain(salary.id);
+    expect(ids).not.toContain(supplier.id);
+
+    const second = await draft(1);
+    const cancelled = await cliJson<Record<string, unknown>>(
+      ['invoices', 'cancel', String(second.body.data.id)],
+      env,
+    );
+    expect(cancelled).toEqual({ id: second.body.data.id, status: 'cancelled' });
+    expect(
+      (await apiCall(server.apiBaseUrl, key.key, `/invoices/${second.body.data.id}`)).body.data.status,
+    ).toBe('cancelled');
+    const cancelText = await runCli(['invoices', 'cancel', String(invoiceId)], env);
+    expect(cancelText.code).toBe(0);
+    expect(cancelText.stdout).toMatch(/^Invoice \d+ cancelled\./);
+
+    const pending = await cliJson<{ company_id: number; products: { id: number }[] }>(
+      ['pos', 'pending', '--company', String(company.id)],
+      env,
+    );
+    expect(pending.company_id).toBe(company.id);
+    expect(pending.products.map((p) => p.id)).toContain(product.body.data.id);
+    const pendingText = await runCli(['pos', 'pending', '--company', String(company.id)], env);
+    expect(pendingText.stdout).toContain('Manutenção de frio');
+  });
+
+  it('several commands at the same time while the server serves requests', async () => {
+    const results = await Promise.all([
+      runCli(['companies', 'create', '--name', 'Concorrente A', '--json'], env),
+      runCli(['companies', 'create', '--name', 'Concorrente B', '--json'], env),
+      runCli(['keys', 'list', '--company', String(company.id), '--json'], env),
+      runCli(['pos', 'pending', '--company', String(company.id), '--json'], env),
+      apiCall(server.apiBaseUrl, key.key, '/customers'),
+      apiCall(server.apiBaseUrl, key.key, '/products'),
+    ]);
+    for (const result of results.slice(0, 4)) {
+      expect((result as { code: number }).code, (result as { stderr: string }).stderr).toBe(0);
+    }
+    for (const result of results.slice(4)) expect((result as { status: number }).status).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+  });
+
+  it('failures exit non-zero with one line on stderr and nothing on stdout', async () => {
+    const cases: [string[], RegExp][] = [
+      [['keys', 'revoke', '999999'], /^error: API key 999999 does not exist\n$/],
+      [['companies', 'enable-api', '999999'], /^error: company 999999 does not exist\n$/],
+      [['keys', 'create', '--company', '999999'], /^error: company 999999 does not exist\n$/],
+      [
+        ['keys', 'create', '--company', String(company.id), '--days', '366'],
+        /^error: days must be an integer from 1 to 365\n$/,
+      ],
+      [
+        ['keys', 'create', '--company', String(company.id), '--scopes', 'invoices:delete'],
+        /^error: unknown scope\(s\): invoices:delete/,
+      ],
+      [
+        ['keys', 'create', '--company', String(company.id), '--mode', 'sandbox'],
+        /^error: mode must be one of live, test\n$/,
+      ],
+      [['keys', 'list', '--company', 'abc'], /^error: company must be a positive integer id\n$/],
+      [['invoices', 'issue', '999999'], /^error: invoice 999999 does not exist\n$/],
+      [
+        ['payments', 'record', '--invoice', '1', '--amount', '12.345'],
+        /^error: amount must be a positive number/,
+      ],
+      [
+        ['payments', 'record', '--invoice', '1', '--amount', '10', '--date', '2026-02-30'],
+        /^error: date must be a date YYYY-MM-DD\n$/,
+      ],
+      [['pos', 'pending', '--company', '999999'], /^error: company 999999 does not exist\n$/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runCli([...args, '--json'], env)));
+    results.forEach((result, i) => {
+      const [args, pattern] = cases[i] as [string[], RegExp];
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stdout, args.join(' ')).toBe('');
+      expect(result.stderr, args.join(' ')).toMatch(pattern);
+    });
+  });
+
+  it.runIf(testStorage() === 'pglite')('a second serve on the same DATA_DIR is refused', async () => {
+    const second = await runCli(['serve'], env);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/already in use by the server \(pid \d+\)/);
+    expect((await apiCall(server.apiBaseUrl, key.key, '/ping')).status).toBe(200);
+  });
+});

@@ -1,0 +1,144 @@
+// Help, usage errors and unexpected failures: no database needed for most of these.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS, main } from '../../src/cli/main.js';
+import { runCli } from './helpers.js';
+
+/** main() in this process, with its output captured. */
+async function inProcess(argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {
+    out: (text) => {
+      stdout += text.endsWith('\n') ? text : `${text}\n`;
+    },
+    err: (text) => {
+      stderr += text.endsWith('\n') ? text : `${text}\n`;
+    },
+  });
+  return { code, stdout, stderr };
+}
+
+const DECISIONS_COMMANDS = [
+  'migrate',
+  'companies create',
+  'companies list',
+  'companies enable-api',
+  'companies disable-api',
+  'keys create',
+  'keys list',
+  'keys revoke',
+  'taxes create',
+  'customers create',
+  'invoices issue',
+  'invoices cancel',
+  'payments record',
+  'movements record',
+  'pos pending',
+  'demo',
+];
+
+describe('bin/invoicing: help and usage', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'invoicing-usage-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('has exactly the commands of decisions.md (plus companies list and serve)', () => {
+    expect(COMMANDS.map((command) => command.name).sort()).toEqual([...DECISIONS_COMMANDS].sort());
+  });
+
+  it('--help through the real executable lists every command', async () => {
+    const result = await runCli(['--help'], {});
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    for (const name of ['serve', ...DECISIONS_COMMANDS]) expect(result.stdout).toContain(`  ${name}`);
+    expect(result.stdout).toContain('--json');
+  });
+
+  it('every command has its own --help', async () => {
+    for (const name of ['serve', ...DECISIONS_COMMANDS]) {
+      const result = await inProcess([...name.split(' '), '--help']);
+      expect(result.code, name).toBe(0);
+      expect(result.stdout, name).toMatch(new RegExp(`^Usage: bin/invoicing ${name}`));
+      expect(result.stderr, name).toBe('');
+    }
+    const viaHelp = await inProcess(['help', 'keys', 'create']);
+    expect(viaHelp.stdout).toContain('--scopes S');
+    const group = await inProcess(['keys', '--help']);
+    expect(group.code).toBe(0);
+    expect(group.stdout).toContain('keys create --company ID');
+    expect(group.stdout).toContain('keys revoke KEY_ID');
+  });
+
+  it('a command help through the real executable answers fast, without touching a database', async () => {
+    const started = Date.now();
+    const result = await runCli(['keys', 'create', '--help'], {
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: bin/invoicing keys create --company ID [--mode live|test]');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('wrong usage exits 2 with the message and the usage line on stderr', async () => {
+    const cases: [string[], RegExp][] = [
+      [['frobnicate'], /^error: unknown command "frobnicate"/],
+      [['keys', 'rotate'], /^error: unknown command "keys rotate"/],
+      [['keys', 'create'], /^error: missing --company\nusage: bin\/invoicing keys create --company ID/],
+      [['keys', 'create', '--company', '1', '--colour', 'red'], /^error: Unknown option '--colour'/],
+      [['keys', 'revoke'], /^error: missing KEY_ID\n/],
+      [['keys', 'revoke', '1', '2'], /^error: expected one KEY_ID, got: 1 2\n/],
+      [['companies', 'create', '--name'], /^error: Option '--name <value>' argument missing/],
+      [['companies', 'list', 'extra'], /^error: unexpected argument: extra\n/],
+      [['payments', 'record', '--invoice', '1'], /^error: missing --amount\n/],
+      [['movements', 'record', '--company', '1'], /^error: missing --kind, --amount\n/],
+    ];
+    for (const [argv, pattern] of cases) {
+      const result = await inProcess(argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stdout, argv.join(' ')).toBe('');
+      expect(result.stderr, argv.join(' ')).toMatch(pattern);
+    }
+    const real = await runCli(['keys', 'create', '--json'], {});
+    expect(real.code).toBe(2);
+    expect(real.stdout).toBe('');
+    expect(real.stderr).toContain('error: missing --company');
+    expect(real.stderr).toContain('see: bin/invoicing keys create --help');
+  });
+
+  it('a bad environment is refused with its own message', async () => {
+    const result = await runCli(['companies', 'list'], { PORT: 'abc', DATA_DIR: join(dir, 'data') });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('error: PORT must be an integer between 0 and 65535, got "abc"\n');
+  });
+
+  it('an unreachable database gets a short message, never internals', async () => {
+    const result = await runCli(['companies', 'list', '--json'], {
+      DATABASE_URL: 'postgres://operator:s3cret@127.0.0.1:1/invoicing',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^error: cannot reach the database: connection refused/);
+    expect(result.stderr).not.toContain('s3cret');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('an unexpected failure is a generic message; --debug adds the stack', async () => {
+    // DATA_DIR is a file: opening the embedded database fails in an unforeseen way.
+    const file = join(dir, 'not-a-directory');
+    await writeFile(file, 'x');
+    const plain = await runCli(['companies', 'list'], { DATA_DIR: file });
+    expect(plain.code).toBe(1);
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr).toBe('error: unexpected failure (run again with --debug for details)\n');
+
+    const debug = await runCli(['companies', 'list', '--debug'], { DATA_DIR: file });
+    expect(debug.code).toBe(1);
+    expect(debug.stderr).toMatch(/^error: unexpected failure\n/);
+    expect(debug.stderr).toMatch(/\n\s+at /);
+  });
+});

@@ -143,14 +143,16 @@ async function checkedLines(
       return;
     }
     grandTotal = grandTotal.plus(totals.total);
+    if (productName === undefined || !isDbId(line.product_id)) return;
+    if (hasTax && taxRate === undefined) return;
     lines.push({
-      productId: line.product_id ?? 0,
+      productId: line.product_id,
       name: line.name || productName || '',
       description: line.description ?? '',
       quantity: quantity.toFixed(),
       price: money(line.price),
       discountPercentage: discountPercentage.toFixed(),
-      taxId: hasTax ? (line.tax_id ?? null) : null,
+      taxId: line.tax_id ?? null,
       totals,
     });
   });

@@ -11,8 +11,12 @@ import {
 import { ApiError } from '../../src/errors.js';
 import {
   createDraftInvoice,
+  DISCOUNT_PLACES,
   DUE_BEFORE_INVOICE_DATE,
+  EXCHANGE_RATE_PLACES,
+  INVOICE_TOO_LARGE,
   insertWithDraftCode,
+  LINE_TOO_LARGE,
   PRICE_PLACES,
   PRODUCT_REQUIRED,
   QUANTITY_PLACES,
@@ -421,6 +425,24 @@ describe('invoices: creation of drafts', () => {
       await expectErrors(body({ items: [{ product_id: service, quantity: 1.00001, price: 10 }] }), {
         'items.0.quantity': [QUANTITY_PLACES],
       });
+    });
+
+    it('discount percentages beyond 4 decimals, exchange rates beyond 6', async () => {
+      await expectErrors(
+        body({ items: [{ product_id: service, quantity: 1, price: 10, discount: 12.34567 }] }),
+        {
+          'items.0.discount': [DISCOUNT_PLACES],
+        },
+      );
+      await expectErrors(body({ exchange_rate: 63.1234567 }), { exchange_rate: [EXCHANGE_RATE_PLACES] });
+    });
+
+    it('amounts too large to store, per line and for the invoice', async () => {
+      await expectErrors(body({ items: [{ product_id: service, quantity: 1e12, price: 1e14 }] }), {
+        'items.0': [LINE_TOO_LARGE],
+      });
+      const big = { product_id: service, quantity: 90_000, price: 100_000_000_000 }; // 9e15 each
+      await expectErrors(body({ items: [big, big] }), { items: [INVOICE_TOO_LARGE] });
     });
 
     it('every schema problem of the body at once', async () => {

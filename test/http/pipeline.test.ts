@@ -80,7 +80,7 @@ describe('request pipeline', () => {
   it('refuses missing, malformed and unknown keys alike', async () => {
     const unknown = `svc_sk_live_${'A'.repeat(40)}`;
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { authorization: tenant.key },
       { authorization: `bearer ${tenant.key}` },
       { authorization: `Bearer ${tenant.key}x!` },

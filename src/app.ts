@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { API_PREFIX } from './app-constants.js';
 import type { Config } from './config.js';
 import { customerRoutes } from './customers/routes.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
@@ -16,11 +17,12 @@ import { registerTargetChecks } from './http/target.js';
 import { invoiceRoutes } from './invoices/routes.js';
 import './http/types.js';
 import { bodyAjv, queryAjv } from './http/validation.js';
+import { registerOpenApi } from './openapi.js';
 import { paymentRoutes } from './payments/routes.js';
 import { pingRoutes } from './ping/routes.js';
 import { productRoutes } from './products/routes.js';
 
-export const API_PREFIX = '/api/v1/partner';
+export { API_PREFIX };
 
 export interface AppOptions {
   config: Config;
@@ -75,6 +77,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     reply.header('X-Request-Id', request.id);
   });
   registerErrorHandler(app);
+  await registerOpenApi(app);
 
   await app.register(
     async (api) => {

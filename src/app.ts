@@ -60,7 +60,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const database = options.database ?? (await openDatabase(storageTargetOf(config)));
   if (!options.database) await runMigrations(database);
-  const rateLimiter = options.rateLimiter ?? createRateLimiter(config);
+  const rateLimiter = options.rateLimiter ?? createRateLimiter(config, app.log);
   app.decorate('db', database.db);
   app.decorate('config', config);
   app.decorate('rateLimiter', rateLimiter);

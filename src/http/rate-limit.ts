@@ -1,5 +1,20 @@
-// Rate limits of section 8 of the contract. (Placeholder interface; the real limiter lands with issue 4.)
-import type { Config } from '../config.js';
+// Rate limits of section 8 of the contract: per key (minute, writes per minute, day), per company
+// (minute, all its keys together) and per client IP for requests without a valid key (minute).
+//
+// Counting: fixed windows of rate-limiter-flexible, opened by a key's first request. Every request
+// counts in EVERY limit that applies to it, also when one of them refuses it ("refused attempts
+// still count"): a refused write still uses one request of the key's minute, day and company
+// budgets. All applicable limits are consumed together, in one round trip to the store.
+//
+// Storage: process memory, or Redis when REDIS_URL is set (shared exactly by all instances).
+// When Redis cannot be reached, every instance falls back to its own in-memory counters (logged
+// once per outage), and goes back to Redis by itself as soon as it answers again. A Redis failure
+// is never a 429 or a 500, and never makes a request wait longer than REDIS_COMMAND_TIMEOUT_MS.
+// See docs/rate-limits.md.
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Config, RateLimitConfig } from '../config.js';
+import { ApiError, ErrorCode } from '../errors.js';
 
 export interface KeyUsage {
   apiKeyId: number;
@@ -15,10 +30,304 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-export function createRateLimiter(_config: Config): RateLimiter {
+/** What the limiter logs with; the app passes its own (pino) logger. */
+export interface RateLimitLogger {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+export interface RateLimiterOptions {
+  /** Namespace of the Redis keys: `<keyPrefix>:<limit>:<id>`. Tests use a unique one per run. */
+  keyPrefix?: string;
+  /** Longest wait for one Redis round trip before the request is counted in memory instead. */
+  commandTimeoutMs?: number;
+}
+
+export const DEFAULT_KEY_PREFIX = 'partner-api:rl';
+const DEFAULT_COMMAND_TIMEOUT_MS = 250;
+const CONNECT_TIMEOUT_MS = 1000;
+/** While Redis is down, one request at most this often tries it again (the others use memory). */
+const PROBE_INTERVAL_MS = 1000;
+
+const MINUTE = 60;
+const DAY = 24 * 60 * 60;
+
+/** The five limits of section 8; the name is also the middle part of the Redis key. */
+const LIMITS = {
+  'key-minute': { seconds: MINUTE, points: (limits: RateLimitConfig) => limits.keyPerMinute },
+  'key-writes-minute': { seconds: MINUTE, points: (limits: RateLimitConfig) => limits.keyWritesPerMinute },
+  'key-day': { seconds: DAY, points: (limits: RateLimitConfig) => limits.keyPerDay },
+  'company-minute': { seconds: MINUTE, points: (limits: RateLimitConfig) => limits.companyPerMinute },
+  'ip-minute': { seconds: MINUTE, points: (limits: RateLimitConfig) => limits.ipPerMinute },
+} as const;
+type LimitName = keyof typeof LIMITS;
+const LIMIT_NAMES = Object.keys(LIMITS) as LimitName[];
+
+interface Check {
+  limit: LimitName;
+  id: string;
+}
+
+interface Outcome {
+  limit: LimitName;
+  points: number;
+  res: RateLimiterRes;
+  refused: boolean;
+}
+
+type Limiters = Record<LimitName, RateLimiterMemory | RateLimiterRedis>;
+
+/** Counts the checks in one store; rejects only when the store itself failed. */
+async function consumeAll(limiters: Limiters, checks: Check[]): Promise<Outcome[]> {
+  const settled = await Promise.allSettled(checks.map((check) => limiters[check.limit].consume(check.id)));
+  return settled.map((result, index) => {
+    const check = checks[index]!;
+    const points = limiters[check.limit].points;
+    if (result.status === 'fulfilled')
+      return { limit: check.limit, points, res: result.value, refused: false };
+    if (result.reason instanceof RateLimiterRes) {
+      return { limit: check.limit, points, res: result.reason, refused: true };
+    }
+    throw result.reason;
+  });
+}
+
+function memoryLimiters(limits: RateLimitConfig): Limiters {
+  const entries = LIMIT_NAMES.map((name) => {
+    const limiter = new RateLimiterMemory({
+      keyPrefix: name,
+      points: LIMITS[name].points(limits),
+      duration: LIMITS[name].seconds,
+    });
+    return [name, limiter] as const;
+  });
+  return Object.fromEntries(entries) as Limiters;
+}
+
+interface Store {
+  consume(checks: Check[]): Promise<Outcome[]>;
+  close(): Promise<void>;
+}
+
+function memoryStore(limits: RateLimitConfig): Store {
+  const limiters = memoryLimiters(limits);
+  return { consume: (checks) => consumeAll(limiters, checks), close: async () => {} };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Counts in Redis while it answers; otherwise in this process's memory. `up`: Redis is used.
+ * `down`: memory is used, and one request per PROBE_INTERVAL_MS tries Redis again (Redis
+ * announcing `ready` after a reconnect brings it back at once). The transitions are what is
+ * logged, so an outage gives one warning and one recovery message, whatever the traffic.
+ */
+class RedisStore implements Store {
+  private state: 'starting' | 'up' | 'down' = 'starting';
+  private retryAt = 0;
+  private probing = false;
+  private lastError: unknown = null;
+  private closing = false;
+  private readonly started: Promise<void>;
+  private readonly redis: Limiters;
+  private readonly fallback: Limiters;
+
+  constructor(
+    private readonly client: Redis,
+    limits: RateLimitConfig,
+    keyPrefix: string,
+    private readonly logger: RateLimitLogger | undefined,
+  ) {
+    const entries = LIMIT_NAMES.map((name) => {
+      const limiter = new RateLimiterRedis({
+        storeClient: client,
+        keyPrefix: `${keyPrefix}:${name}`,
+        points: LIMITS[name].points(limits),
+        duration: LIMITS[name].seconds,
+        // A connection that is not ready fails at once instead of queueing the command.
+        rejectIfRedisNotReady: true,
+      });
+      return [name, limiter] as const;
+    });
+    this.redis = Object.fromEntries(entries) as Limiters;
+    this.fallback = memoryLimiters(limits);
+
+    // The first requests wait for the first connection attempt (at most CONNECT_TIMEOUT_MS), so
+    // that instances share counts from the very first request.
+    this.started = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, CONNECT_TIMEOUT_MS);
+      timer.unref();
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      client.once('ready', done);
+      client.once('error', done);
+      client.once('end', done);
+    });
+    client.on('ready', () => this.markUp());
+    // ioredis emits an error per failed reconnection attempt: remembered, not logged each time.
+    client.on('error', (error: unknown) => {
+      this.lastError = error;
+      if (this.state === 'starting') this.markDown(error);
+    });
+    client.on('close', () => {
+      if (this.state === 'up' && !this.closing)
+        this.markDown(this.lastError ?? new Error('connection to Redis closed'));
+    });
+  }
+
+  private markUp(): void {
+    if (this.state === 'up') return;
+    const recovered = this.state === 'down';
+    this.state = 'up';
+    this.lastError = null;
+    if (recovered) this.logger?.info({}, 'rate limits: Redis reachable again, shared counting restored');
+  }
+
+  private markDown(error: unknown): void {
+    this.retryAt = Date.now() + PROBE_INTERVAL_MS;
+    if (this.state === 'down') return;
+    this.state = 'down';
+    this.logger?.warn(
+      { err: describeError(error) },
+      'rate limits: Redis unreachable, counting in this instance only until it is back',
+    );
+  }
+
+  /** Whether this request goes to Redis; while down, only one probe at a time does. */
+  private tryRedis(): boolean {
+    if (this.client.status !== 'ready') {
+      if (this.state !== 'down') this.markDown(this.lastError ?? new Error(`Redis ${this.client.status}`));
+      return false;
+    }
+    if (this.state === 'up') return true;
+    if (this.probing || Date.now() < this.retryAt) return false;
+    this.probing = true;
+    return true;
+  }
+
+  async consume(checks: Check[]): Promise<Outcome[]> {
+    if (this.state === 'starting') await this.started;
+    if (this.tryRedis()) {
+      const wasProbe = this.state === 'down';
+      try {
+        const outcomes = await consumeAll(this.redis, checks);
+        this.markUp();
+        return outcomes;
+      } catch (error) {
+        this.markDown(error);
+      } finally {
+        if (wasProbe) this.probing = false;
+      }
+    }
+    return consumeAll(this.fallback, checks);
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.client.status === 'ready') {
+      await this.client.quit().catch(() => this.client.disconnect());
+    } else {
+      this.client.disconnect();
+    }
+  }
+}
+
+function redisStore(
+  url: string,
+  limits: RateLimitConfig,
+  options: RateLimiterOptions,
+  logger: RateLimitLogger | undefined,
+): Store {
+  const client = new Redis(url, {
+    // Never queue a command while disconnected, never retry one: a request is counted in memory
+    // instead of waiting for Redis.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+    // Keep reconnecting forever, at most a second apart.
+    retryStrategy: (times) => Math.min(times * 100, 1000),
+    // The 3 or 4 counters of a request travel in one write.
+    enableAutoPipelining: true,
+  });
+  return new RedisStore(client, limits, options.keyPrefix ?? DEFAULT_KEY_PREFIX, logger);
+}
+
+function limitHeaders(outcome: Outcome): Record<string, string> {
   return {
-    consumeAnonymous: async () => {},
-    consumeKey: async () => ({}),
-    close: async () => {},
+    'X-RateLimit-Limit': String(outcome.points),
+    'X-RateLimit-Remaining': String(outcome.res.remainingPoints),
+  };
+}
+
+/** Seconds until the window of this counter opens again, whole and at least 1. */
+function secondsLeft(outcome: Outcome): number {
+  return Math.max(1, Math.ceil(outcome.res.msBeforeNext / 1000));
+}
+
+/**
+ * The 429 for a request some limit refused. `Retry-After` is the time until the same request
+ * would pass: until every counter that is full (it refused this one, or this one used its last
+ * point) has reset, as the retry counts in all of them again. The X-RateLimit headers are those
+ * of the refusing limit that resets last.
+ */
+function refusal(outcomes: Outcome[]): ApiError {
+  const full = outcomes.filter((outcome) => outcome.res.consumedPoints >= outcome.points);
+  const retryAfter = Math.max(...full.map(secondsLeft));
+  const refused = outcomes
+    .filter((outcome) => outcome.refused)
+    .reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
+  return new ApiError(ErrorCode.RateLimitExceeded, {
+    headers: { 'Retry-After': String(retryAfter), ...limitHeaders(refused) },
+  });
+}
+
+/** The limit with the fewest requests left (on a tie, the smaller one). */
+function tightest(outcomes: Outcome[]): Outcome {
+  return outcomes.reduce((a, b) => {
+    if (b.res.remainingPoints !== a.res.remainingPoints) {
+      return b.res.remainingPoints < a.res.remainingPoints ? b : a;
+    }
+    return b.points < a.points ? b : a;
+  });
+}
+
+/** `::ffff:10.0.0.1` and `10.0.0.1` are the same client. */
+function normalizeIp(ip: string): string {
+  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice('::ffff:'.length) : ip;
+}
+
+export function createRateLimiter(
+  config: Config,
+  logger?: RateLimitLogger,
+  options: RateLimiterOptions = {},
+): RateLimiter {
+  const limits = config.rateLimits;
+  const store = config.redisUrl ? redisStore(config.redisUrl, limits, options, logger) : memoryStore(limits);
+
+  return {
+    async consumeAnonymous(ip) {
+      const outcomes = await store.consume([{ limit: 'ip-minute', id: normalizeIp(ip) }]);
+      if (outcomes.some((outcome) => outcome.refused)) throw refusal(outcomes);
+    },
+
+    async consumeKey({ apiKeyId, companyId, isWrite }) {
+      const key = String(apiKeyId);
+      const checks: Check[] = [
+        { limit: 'key-minute', id: key },
+        { limit: 'key-day', id: key },
+        { limit: 'company-minute', id: String(companyId) },
+      ];
+      if (isWrite) checks.push({ limit: 'key-writes-minute', id: key });
+      const outcomes = await store.consume(checks);
+      if (outcomes.some((outcome) => outcome.refused)) throw refusal(outcomes);
+      return limitHeaders(tightest(outcomes));
+    },
+
+    close: () => store.close(),
   };
 }

@@ -1,9 +1,15 @@
 // Runs once before any test: the services the suite needs must be there, or the run stops
 // with a message that says what to start. Nothing is ever skipped silently.
+import { Redis } from 'ioredis';
 import pg from 'pg';
-import { TEST_DATABASE_URL } from './services.js';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from './services.js';
 
 export default async function setup(): Promise<void> {
+  await checkPostgres();
+  await checkRedis();
+}
+
+async function checkPostgres(): Promise<void> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 5000 });
   try {
     await client.connect();
@@ -16,5 +22,31 @@ export default async function setup(): Promise<void> {
     );
   } finally {
     await client.end().catch(() => {});
+  }
+}
+
+async function checkRedis(): Promise<void> {
+  const client = new Redis(TEST_REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 5000,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  let cause: Error | null = null;
+  client.on('error', (error: Error) => {
+    cause ??= error;
+  });
+  try {
+    await client.connect();
+    const pong = await client.ping();
+    if (pong !== 'PONG') throw new Error(`PING answered ${pong}`);
+  } catch (error) {
+    throw new Error(
+      `Redis is required by the test suite (rate limits) and could not be reached at ${TEST_REDIS_URL} ` +
+        `(${(cause ?? (error as Error)).message}). Start it (for example: redis-server --daemonize yes) or set TEST_REDIS_URL.`,
+    );
+  } finally {
+    client.disconnect();
   }
 }

@@ -1,0 +1,289 @@
+// Rate limits in Redis: the key layout, two instances sharing one count, and Redis failing under
+// traffic (killed, frozen, absent at start): the API keeps answering from per-instance counters,
+// logs once per outage, never waits long, and counts in Redis again once it is back. The failure
+// tests use a redis-server of their own on a free port; the shared one is never touched.
+import type { LightMyRequestResponse } from 'fastify';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { createApiKey } from '../../src/operations/api-keys.js';
+import { createTenant, type Tenant } from '../helpers/context.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { TEST_REDIS_URL } from '../helpers/services.js';
+import {
+  deleteRedisKeys,
+  freePort,
+  get,
+  type LimitedApp,
+  type LimitedAppOptions,
+  limitedApp,
+  limitHeaders,
+  memoryLogger,
+  PrivateRedis,
+  post,
+  sleep,
+  uniquePrefix,
+} from './rate-limit-support.js';
+
+let database: TestDatabase;
+const sharedPrefixes: string[] = [];
+const privateServers: PrivateRedis[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  for (const server of privateServers) await server.kill();
+  for (const prefix of sharedPrefixes) await deleteRedisKeys(prefix);
+  await database.close();
+});
+
+async function start(options: Omit<LimitedAppOptions, 'store' | 'database'>): Promise<LimitedApp> {
+  const limited = await limitedApp({ store: 'redis', database, ...options });
+  if (!options.redisUrl) sharedPrefixes.push(limited.prefix);
+  onTestFinished(() => limited.close());
+  return limited;
+}
+
+async function privateRedis(): Promise<PrivateRedis> {
+  const server = new PrivateRedis(await freePort());
+  privateServers.push(server);
+  return server;
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(20);
+  }
+}
+
+function count(client: Redis, key: string): Promise<number> {
+  return client.get(key).then((value) => Number(value ?? 0));
+}
+
+interface Sample {
+  phase: string;
+  status: number;
+  ms: number;
+}
+
+/** Requests back to back from a few concurrent clients, until stopped. */
+function traffic(app: LimitedApp['app'], key: string, clients = 3) {
+  const samples: Sample[] = [];
+  let phase = 'redis up';
+  let running = true;
+  const loops = Array.from({ length: clients }, async () => {
+    while (running) {
+      const startedAt = performance.now();
+      const res = await get(app, '/ping', { key });
+      samples.push({ phase, status: res.statusCode, ms: performance.now() - startedAt });
+      // PGlite answers in microtasks: let timers (and the test's checks) run between requests.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  });
+  return {
+    samples,
+    phase(name: string) {
+      phase = name;
+    },
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+    },
+    of(name: string) {
+      return samples.filter((sample) => sample.phase === name);
+    },
+  };
+}
+
+function slowest(samples: Sample[]): number {
+  return Math.max(...samples.map((sample) => sample.ms));
+}
+
+describe('rate limits in Redis', () => {
+  it('keeps namespaced counters with the windows of the limits; Retry-After is the rest of the window', async () => {
+    const limited = await start({ env: { RATE_LIMIT_KEY_PER_MINUTE: '3' } });
+    const redis = new Redis(TEST_REDIS_URL);
+    onTestFinished(() => redis.disconnect());
+    const tenant = await createTenant(database.handle.db);
+    const id = tenant.apiKey.id;
+    expect((await post(limited.app, tenant.key)).statusCode).toBe(201);
+    expect((await get(limited.app, '/ping', { remoteAddress: '192.0.2.44' })).statusCode).toBe(401);
+
+    const p = limited.prefix;
+    const keys = (await redis.keys(`${p}:*`)).sort();
+    expect(keys).toEqual(
+      [
+        `${p}:company-minute:${tenant.companyId}`,
+        `${p}:ip-minute:192.0.2.44`,
+        `${p}:key-day:${id}`,
+        `${p}:key-minute:${id}`,
+        `${p}:key-writes-minute:${id}`,
+      ].sort(),
+    );
+    for (const name of ['company-minute', 'key-minute', 'key-writes-minute']) {
+      const ttl = await redis.pttl(`${p}:${name}:${name === 'company-minute' ? tenant.companyId : id}`);
+      expect(ttl).toBeGreaterThan(50_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+    }
+    expect(await redis.pttl(`${p}:key-day:${id}`)).toBeGreaterThan(86_300_000);
+
+    await get(limited.app, '/ping', { key: tenant.key });
+    await get(limited.app, '/ping', { key: tenant.key });
+    const refused = await get(limited.app, '/ping', { key: tenant.key });
+    expect(refused.statusCode).toBe(429);
+    const ttl = await redis.pttl(`${p}:key-minute:${id}`);
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(Math.abs(retryAfter - Math.ceil(ttl / 1000))).toBeLessThanOrEqual(1);
+    expect(await count(redis, `${p}:key-minute:${id}`)).toBe(4);
+  });
+
+  it('two instances over one database and one Redis enforce one shared limit', async () => {
+    const prefix = uniquePrefix();
+    const env = {
+      RATE_LIMIT_KEY_PER_MINUTE: '6',
+      RATE_LIMIT_COMPANY_PER_MINUTE: '10',
+      RATE_LIMIT_IP_PER_MINUTE: '3',
+    };
+    const a = await start({ env, prefix });
+    const b = await start({ env, prefix });
+    const tenant = await createTenant(database.handle.db);
+    const second = await createApiKey(database.handle.db, { companyId: tenant.companyId, days: 30 });
+
+    // One key, alternating between the instances: 6 pass, not 12.
+    const remaining: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await get(i % 2 === 0 ? a.app : b.app, '/ping', { key: tenant.key });
+      expect(res.statusCode).toBe(200);
+      remaining.push(limitHeaders(res).remaining);
+    }
+    expect(remaining).toEqual(['5', '4', '3', '2', '1', '0']);
+    expect((await get(a.app, '/ping', { key: tenant.key })).statusCode).toBe(429);
+    expect((await get(b.app, '/ping', { key: tenant.key })).statusCode).toBe(429);
+
+    // The company has used 8 of 10 (refused attempts count): the other key gets 2, on either instance.
+    expect((await get(b.app, '/ping', { key: second.key })).statusCode).toBe(200);
+    expect((await get(a.app, '/ping', { key: second.key })).statusCode).toBe(200);
+    const company = await get(b.app, '/ping', { key: second.key });
+    expect(company.statusCode).toBe(429);
+    expect(limitHeaders(company)).toEqual({ limit: '10', remaining: '0' });
+
+    // The per-IP limit is shared as well.
+    const ip = { remoteAddress: '198.51.100.99' };
+    for (const app of [a.app, b.app, a.app]) expect((await get(app, '/ping', ip)).statusCode).toBe(401);
+    expect((await get(b.app, '/ping', ip)).statusCode).toBe(429);
+  });
+});
+
+describe('rate limits when Redis fails', () => {
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    tenant = await createTenant(database.handle.db);
+  });
+
+  it('keeps serving when Redis is killed under traffic, logs once, and counts in Redis again after a restart', async () => {
+    const server = await privateRedis();
+    await server.start();
+    const logger = memoryLogger();
+    const limited = await start({ redisUrl: server.url, logger });
+    const redis = server.client();
+    onTestFinished(() => redis.disconnect());
+    const counter = `${limited.prefix}:key-minute:${tenant.apiKey.id}`;
+
+    const load = traffic(limited.app, tenant.key);
+    try {
+      await waitFor(() => load.samples.length >= 30);
+      expect(await count(redis, counter)).toBeGreaterThan(0);
+
+      await server.kill();
+      load.phase('redis down');
+      await waitFor(() => load.of('redis down').length >= 100);
+
+      await server.start();
+      load.phase('redis restarted');
+      await waitFor(() => logger.entries.some((entry) => entry.level === 'info'));
+      // A fresh server without persistence: the counter starts again from this traffic.
+      const first = await count(redis, counter);
+      await waitFor(async () => (await count(redis, counter)) >= first + 20);
+    } finally {
+      await load.stop();
+    }
+
+    const statuses = new Set(load.samples.map((sample) => sample.status));
+    expect([...statuses]).toEqual([200]);
+    expect(load.of('redis down').length).toBeGreaterThanOrEqual(100);
+    expect(slowest(load.of('redis down'))).toBeLessThan(1000);
+    expect(logger.entries.map((entry) => [entry.level, entry.msg])).toEqual([
+      ['warn', 'rate limits: Redis unreachable, counting in this instance only until it is back'],
+      ['info', 'rate limits: Redis reachable again, shared counting restored'],
+    ]);
+    console.info(
+      `Redis killed: ${load.samples.length} requests, all 200; slowest while down ${slowest(load.of('redis down')).toFixed(1)} ms, ` +
+        `slowest overall ${slowest(load.samples).toFixed(1)} ms`,
+    );
+  });
+
+  it('does not hang on a Redis that stops answering (frozen), and resumes when it answers again', async () => {
+    const server = await privateRedis();
+    await server.start();
+    const logger = memoryLogger();
+    const limited = await start({ redisUrl: server.url, logger });
+    const redis = server.client();
+    onTestFinished(() => redis.disconnect());
+    const counter = `${limited.prefix}:key-minute:${tenant.apiKey.id}`;
+
+    const load = traffic(limited.app, tenant.key);
+    let frozenAt = 0;
+    try {
+      await waitFor(() => load.samples.length >= 30);
+      server.signal('SIGSTOP');
+      frozenAt = Date.now();
+      load.phase('redis frozen');
+      await waitFor(() => load.of('redis frozen').length >= 100 && Date.now() - frozenAt > 1500);
+      server.signal('SIGCONT');
+      load.phase('redis answering');
+      await waitFor(() => logger.entries.some((entry) => entry.level === 'info'));
+      const before = await count(redis, counter);
+      await waitFor(async () => (await count(redis, counter)) >= before + 20);
+    } finally {
+      await load.stop();
+    }
+
+    expect([...new Set(load.samples.map((sample) => sample.status))]).toEqual([200]);
+    const frozen = load.of('redis frozen');
+    // Only requests caught in flight, and one probe a second, wait for the 250 ms command timeout.
+    expect(slowest(frozen)).toBeLessThan(1000);
+    expect(frozen.filter((sample) => sample.ms >= 200).length).toBeLessThan(frozen.length / 4);
+    expect(logger.entries.map((entry) => entry.level)).toEqual(['warn', 'info']);
+    expect(logger.entries[0]?.obj).toEqual({ err: 'Command timed out' });
+    console.info(
+      `Redis frozen: ${frozen.length} requests, all 200; slowest ${slowest(frozen).toFixed(1)} ms, ` +
+        `${frozen.filter((sample) => sample.ms >= 200).length} waited for the command timeout`,
+    );
+  });
+
+  it('serves with per-instance limits when Redis is absent at start, and moves to Redis when it appears', async () => {
+    const server = await privateRedis();
+    const logger = memoryLogger();
+    const limited = await start({ redisUrl: server.url, logger, env: { RATE_LIMIT_KEY_PER_MINUTE: '5' } });
+    const responses: LightMyRequestResponse[] = [];
+    const startedAt = performance.now();
+    for (let i = 0; i < 6; i++) responses.push(await get(limited.app, '/ping', { key: tenant.key }));
+    const elapsed = performance.now() - startedAt;
+    // Counted in memory: the limit still holds, per instance.
+    expect(responses.map((res) => res.statusCode)).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(elapsed).toBeLessThan(2000);
+    expect(logger.entries.map((entry) => entry.level)).toEqual(['warn']);
+
+    await server.start();
+    await waitFor(() => logger.entries.some((entry) => entry.level === 'info'));
+    const redis = server.client();
+    onTestFinished(() => redis.disconnect());
+    const other = await createTenant(database.handle.db, { name: 'Chega Depois' });
+    expect((await get(limited.app, '/ping', { key: other.key })).statusCode).toBe(200);
+    expect(await count(redis, `${limited.prefix}:key-minute:${other.apiKey.id}`)).toBe(1);
+    expect(logger.entries.map((entry) => entry.level)).toEqual(['warn', 'info']);
+  });
+});

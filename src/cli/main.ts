@@ -34,9 +34,11 @@ class UsageError extends Error {
   }
 }
 
-interface Io {
+/** Where a run writes, and the environment it reads (tests run main() in-process with their own). */
+export interface Io {
   out(text: string): void;
   err(text: string): void;
+  env?: Record<string, string | undefined>;
 }
 
 const processIo: Io = {
@@ -89,7 +91,7 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
   if (missing.length > 0) {
     throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(', ')}`, command.name);
   }
-  const config = loadConfig();
+  const config = loadConfig(io.env ?? process.env);
   const { runOperation } = await import('./run.js');
   const operationArgs = Object.fromEntries(
     Object.entries(command.args(values, positionals[0])).filter(([, value]) => value !== undefined),
@@ -105,10 +107,10 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
   return EXIT_OK;
 }
 
-async function runServe(args: string[]): Promise<number> {
+async function runServe(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags(args, { demo: { type: 'boolean' } }, 'serve');
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'serve');
-  const config = loadConfig();
+  const config = loadConfig(io.env ?? process.env);
   const { serve } = await import('./serve.js');
   await serve(config, { json: values.json === true, demo: values.demo === true });
   return EXIT_OK;
@@ -127,7 +129,7 @@ async function dispatch(argv: string[], io: Io): Promise<number | 'serving'> {
       io.out(SERVE_HELP);
       return EXIT_OK;
     }
-    await runServe(args);
+    await runServe(args, io);
     return 'serving';
   }
   const single = findCommand([first]);

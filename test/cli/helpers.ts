@@ -53,6 +53,28 @@ export function runCli(args: readonly string[], env: Record<string, string>): Pr
   });
 }
 
+/**
+ * The same command line in this process (main() of src/cli/main.ts, with its own environment):
+ * for the many variants of a command whose real-executable run is tested elsewhere.
+ */
+export async function runInProcess(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+  const { main } = await import('../../src/cli/main.js');
+  let stdout = '';
+  let stderr = '';
+  const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+  const code = await main([...args], {
+    out: (text) => {
+      stdout += line(text);
+    },
+    err: (text) => {
+      stderr += line(text);
+    },
+    env: { ...baseEnv(), ...env },
+  });
+  if (code === 'serving') throw new Error('serve is not run in-process');
+  return { code, stdout, stderr };
+}
+
 /** Runs a command with --json and returns its one JSON object; fails loudly otherwise. */
 export async function cliJson<T = Record<string, unknown>>(
   args: readonly string[],

@@ -74,7 +74,6 @@ describe.runIf(testStorage() === 'pglite')('commands on the embedded database wi
   beforeAll(async () => {
     storage = await createCliStorage();
     other = sleeper();
-    await cliJson(['migrate'], storage.env);
   });
   afterAll(async () => {
     other.kill('SIGKILL');

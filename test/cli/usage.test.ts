@@ -3,23 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMANDS, main } from '../../src/cli/main.js';
-import { runCli } from './helpers.js';
+import { COMMANDS } from '../../src/cli/main.js';
+import { runCli, runInProcess } from './helpers.js';
 
-/** main() in this process, with its output captured. */
-async function inProcess(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    out: (text) => {
-      stdout += text.endsWith('\n') ? text : `${text}\n`;
-    },
-    err: (text) => {
-      stderr += text.endsWith('\n') ? text : `${text}\n`;
-    },
-  });
-  return { code, stdout, stderr };
-}
+const inProcess = (argv: string[]) => runInProcess(argv, {});
 
 const DECISIONS_COMMANDS = [
   'migrate',

@@ -1,7 +1,7 @@
 // Every operator command through the real bin/invoicing, while a real `serve` runs on the same
 // database (PGlite project: the commands go through the server's admin socket; PostgreSQL project:
 // they open the database themselves). Changes must hold on the server's very next request.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testStorage } from '../helpers/database.js';
@@ -495,5 +495,17 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/already in use by the server \(pid \d+\)/);
     expect((await apiCall(server.apiBaseUrl, key.key, '/ping')).status).toBe(200);
+  });
+
+  it('SIGTERM stops the server cleanly and frees DATA_DIR for the next command', async () => {
+    expect(await server.stop()).toBe(0);
+    if (storage.kind === 'pglite') {
+      const dataDir = env.DATA_DIR as string;
+      expect(existsSync(join(dataDir, 'invoicing.lock'))).toBe(false);
+      expect(existsSync(join(dataDir, 'admin.sock'))).toBe(false);
+    }
+    // With no server, the command opens the database itself.
+    const list = await cliJson<{ companies: Company[] }>(['companies', 'list'], env);
+    expect(list.companies.map((c) => c.id)).toContain(company.id);
   });
 });

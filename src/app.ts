@@ -32,6 +32,8 @@ export interface AppOptions {
   rateLimiter?: RateLimiter;
   /** Pino logger options, or false to silence logs (tests). */
   logger?: FastifyServerOptions['logger'];
+  /** Where the default logger writes instead of stdout (`serve --json` keeps stdout for its ready line). */
+  logStream?: NodeJS.WritableStream;
 }
 
 export type App = FastifyInstance;
@@ -48,6 +50,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers["idempotency-key"]'], remove: true },
+      ...(options.logStream ? { stream: options.logStream } : {}),
     },
     genReqId: () => `req_${randomBytes(12).toString('hex')}`,
     requestIdHeader: false,

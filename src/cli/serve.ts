@@ -86,11 +86,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     running = await startServer(config, {
       database: handle,
       onStop: release,
-      logger: {
-        level: config.logLevel,
-        redact: { paths: ['req.headers.authorization', 'req.headers["idempotency-key"]'], remove: true },
-        ...(options.json ? { stream: process.stderr } : {}),
-      },
+      ...(options.json ? { logStream: process.stderr } : {}),
     });
     if (embedded) {
       admin = await startAdminServer(

@@ -154,6 +154,7 @@ export function callAdminServer(dataDir: string, name: string, args: unknown): P
     const req = httpRequest(
       {
         socketPath: path,
+        agent: false, // a fresh connection: 'connect' below tells whether anything was sent
         method: 'POST',
         path: `/operations/${name}`,
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },

@@ -117,3 +117,35 @@ export async function createDraft(app: App, tenant: Tenant, body: DraftBody): Pr
   expect(res.statusCode, res.body).toBe(201);
   return res.json().data;
 }
+
+/** Keys of an invoice resource (section 2.4) in their order; lists carry no `items`. */
+export const INVOICE_KEYS = [
+  'id',
+  'invoice_code',
+  'payment_notice_code',
+  'document_type',
+  'is_payment_notice',
+  'notice_kind',
+  'is_pos_sale',
+  'reference',
+  'payment_reference',
+  'status',
+  'invoice_date',
+  'due_date',
+  'currency',
+  'exchange_rate',
+  'subtotal',
+  'discount',
+  'global_discount_amount',
+  'vat_base',
+  'tax',
+  'grand_total',
+  'paid_amount',
+  'remaining_amount',
+  'notes',
+  'customer',
+  'items',
+  'created_at',
+  'updated_at',
+];
+export const SUMMARY_KEYS = INVOICE_KEYS.filter((key) => key !== 'items');

@@ -9,6 +9,7 @@ import { customerRoutes } from './customers/routes.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { registerBodyParsers } from './http/body.js';
+import { registerBodyRules } from './http/body-rules.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerRequestPipeline } from './http/pipeline.js';
@@ -88,6 +89,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       registerRequestPipeline(api);
       registerIdempotency(api);
       registerTargetChecks(api);
+      registerBodyRules(api);
       await api.register(pingRoutes);
       await api.register(customerRoutes);
       await api.register(productRoutes);

@@ -13,7 +13,7 @@ import {
   CustomerUpdateBody,
   IdParams,
 } from './schemas.js';
-import { createCustomer, isOwnCustomer, updateCustomer } from './service.js';
+import { createCustomer, customerBodyProblems, isOwnCustomer, updateCustomer } from './service.js';
 
 export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const timeZone = app.config.timeZone;
@@ -60,7 +60,8 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/customers',
     {
-      config: { scope: 'customers:write' },
+      config: { scope: 'customers:write', bodyRules: customerBodyProblems },
+      attachValidation: true,
       schema: {
         tags: ['customers'],
         body: CustomerCreateBody,
@@ -79,7 +80,8 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/customers/:id',
     {
-      config: { scope: 'customers:write', writableId: isOwnCustomer },
+      config: { scope: 'customers:write', writableId: isOwnCustomer, bodyRules: customerBodyProblems },
+      attachValidation: true,
       schema: {
         tags: ['customers'],
         params: IdParams,

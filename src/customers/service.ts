@@ -1,10 +1,11 @@
 // Customer writes of the API. The e-mail is unique per company without regard to case; the
 // database's unique index enforces it, so two concurrent requests cannot both pass.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { Database } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { customers } from '../db/schema.js';
+import type { FieldErrors } from '../errors.js';
 import { validationFailed } from '../errors.js';
 import type { CustomerRow } from './repository.js';
 import type { CustomerCreateBody, CustomerUpdateBody } from './schemas.js';
@@ -78,4 +79,25 @@ export async function updateCustomer(
       .returning(),
   );
   return row ?? null;
+}
+
+/**
+ * The own rule judged on a body whose schema failed (src/http/body-rules.ts), so that one 422
+ * names every problem: an e-mail another customer of the company already has.
+ */
+export async function customerBodyProblems(
+  db: Database,
+  companyId: number,
+  body: unknown,
+  id: number | null,
+): Promise<FieldErrors> {
+  const email = typeof body === 'object' && body !== null ? (body as { email?: unknown }).email : undefined;
+  if (typeof email !== 'string' || email === '') return {};
+  const conditions = [eq(customers.companyId, companyId), sql`lower(${customers.email}) = lower(${email})`];
+  if (id !== null) conditions.push(ne(customers.id, id));
+  const [taken] = await db
+    .select({ id: customers.id })
+    .from(customers)
+    .where(and(...conditions));
+  return taken ? { email: [EMAIL_TAKEN] } : {};
 }

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
+import type { FieldErrors } from '../errors.js';
 import type { KeyMode, Scope } from '../operations/api-keys.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -34,6 +35,11 @@ declare module 'fastify' {
      * write. Checked before the body, so an unknown id is a 404 whatever the body says.
      */
     writableId?: (db: Database, companyId: number, id: number) => Promise<boolean>;
+    /**
+     * The route's own rules on a body (references to other rows, uniqueness, decimals), run
+     * also when the body's schema fails so that one 422 names every problem. Takes any JSON.
+     */
+    bodyRules?: (db: Database, companyId: number, body: unknown, id: number | null) => Promise<FieldErrors>;
   }
 }
 

@@ -12,7 +12,7 @@ import {
   InvoiceListResponse,
   InvoiceResponse,
 } from './schemas.js';
-import { createDraftInvoice } from './service.js';
+import { createDraftInvoice, invoiceBodyProblems } from './service.js';
 
 export const invoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const timeZone = app.config.timeZone;
@@ -57,7 +57,8 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/invoices',
     {
-      config: { scope: 'invoices:write' },
+      config: { scope: 'invoices:write', bodyRules: invoiceBodyProblems },
+      attachValidation: true,
       schema: {
         tags: ['invoices'],
         body: InvoiceCreateBody,

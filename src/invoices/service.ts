@@ -41,7 +41,7 @@ export function randomDraftCode(): string {
   return code;
 }
 
-function isDbId(value: number | null | undefined): value is number {
+function isDbId(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_ID;
 }
 
@@ -65,6 +65,93 @@ export async function insertWithDraftCode(
     if (row) return row.id;
   }
   throw new Error(`no free draft code after ${DRAFT_CODE_ATTEMPTS} attempts`);
+}
+
+/** The company's products (and names) and visible taxes (and rates) among the ids given. */
+async function lookupReferences(
+  db: Database,
+  companyId: number,
+  candidateProductIds: unknown[],
+  candidateTaxIds: unknown[],
+): Promise<{ productNames: Map<number, string>; taxRates: Map<number, string> }> {
+  const productIds = [...new Set(candidateProductIds.filter(isDbId))];
+  const taxIds = [...new Set(candidateTaxIds.filter(isDbId))];
+  const [productRows, taxRows] = await Promise.all([
+    productIds.length === 0
+      ? []
+      : db
+          .select({ id: products.id, name: products.name })
+          .from(products)
+          .where(and(eq(products.companyId, companyId), inArray(products.id, productIds))),
+    taxIds.length === 0
+      ? []
+      : db
+          .select({ id: taxes.id, rate: taxes.rate })
+          .from(taxes)
+          .where(and(inArray(taxes.id, taxIds), or(eq(taxes.companyId, companyId), isNull(taxes.companyId)))),
+  ]);
+  return {
+    productNames: new Map(productRows.map((row) => [row.id, row.name])),
+    taxRates: new Map(taxRows.map((row) => [row.id, row.rate])),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The own rules judged on a body whose schema failed (src/http/body-rules.ts), so that one 422
+ * names every problem: lines without a usable product_id, unknown products and taxes, too many
+ * decimal places, a due date before the invoice date. Whatever is not of the right type here is
+ * already reported by the schema.
+ */
+export async function invoiceBodyProblems(
+  db: Database,
+  companyId: number,
+  body: unknown,
+): Promise<FieldErrors> {
+  const errors: FieldErrors = {};
+  if (!isRecord(body)) return errors;
+  if (typeof body.invoice_date === 'string' && typeof body.due_date === 'string') {
+    if (DATE.test(body.invoice_date) && DATE.test(body.due_date) && body.due_date < body.invoice_date) {
+      addFieldError(errors, 'due_date', DUE_BEFORE_INVOICE_DATE);
+    }
+  }
+  const lines = (Array.isArray(body.items) ? body.items : []).map((line) => (isRecord(line) ? line : null));
+  const { productNames, taxRates } = await lookupReferences(
+    db,
+    companyId,
+    lines.map((line) => line?.product_id),
+    lines.map((line) => line?.tax_id),
+  );
+  lines.forEach((line, index) => {
+    if (!line) return;
+    const at = (field: string) => `items.${index}.${field}`;
+    const productId = line.product_id;
+    if (
+      productId === undefined ||
+      productId === null ||
+      (isDbId(productId) && !productNames.has(productId))
+    ) {
+      addFieldError(errors, at('product_id'), PRODUCT_REQUIRED);
+    }
+    if (isDbId(line.tax_id) && !taxRates.has(line.tax_id)) addFieldError(errors, at('tax_id'), UNKNOWN_TAX);
+    const places: [string, number, string][] = [
+      ['price', 2, PRICE_PLACES],
+      ['quantity', 4, QUANTITY_PLACES],
+      ['discount', 4, DISCOUNT_PLACES],
+    ];
+    for (const [field, max, message] of places) {
+      const value = line[field];
+      if (typeof value === 'number' && Number.isFinite(value) && decimalPlacesOf(value) > max) {
+        addFieldError(errors, at(field), message);
+      }
+    }
+  });
+  return errors;
 }
 
 interface CheckedLine {
@@ -92,24 +179,12 @@ async function checkedLines(
     addFieldError(errors, 'exchange_rate', EXCHANGE_RATE_PLACES);
   }
 
-  const productIds = [...new Set(input.items.map((line) => line.product_id).filter(isDbId))];
-  const taxIds = [...new Set(input.items.map((line) => line.tax_id).filter(isDbId))];
-  const [productRows, taxRows] = await Promise.all([
-    productIds.length === 0
-      ? []
-      : db
-          .select({ id: products.id, name: products.name })
-          .from(products)
-          .where(and(eq(products.companyId, companyId), inArray(products.id, productIds))),
-    taxIds.length === 0
-      ? []
-      : db
-          .select({ id: taxes.id, rate: taxes.rate })
-          .from(taxes)
-          .where(and(inArray(taxes.id, taxIds), or(eq(taxes.companyId, companyId), isNull(taxes.companyId)))),
-  ]);
-  const productNames = new Map(productRows.map((row) => [row.id, row.name]));
-  const taxRates = new Map(taxRows.map((row) => [row.id, row.rate]));
+  const { productNames, taxRates } = await lookupReferences(
+    db,
+    companyId,
+    input.items.map((line) => line.product_id),
+    input.items.map((line) => line.tax_id),
+  );
 
   const lines: CheckedLine[] = [];
   let grandTotal = new Decimal(0);

@@ -8,7 +8,7 @@ import { parsePathId } from '../http/path-id.js';
 import { authOf } from '../http/types.js';
 import { findProduct, listProducts, toProductResource } from './repository.js';
 import { IdParams, ProductBody, ProductListQuery, ProductListResponse, ProductResponse } from './schemas.js';
-import { createProduct, isOwnProduct, updateProduct } from './service.js';
+import { createProduct, isOwnProduct, productBodyProblems, updateProduct } from './service.js';
 
 export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const timeZone = app.config.timeZone;
@@ -55,7 +55,8 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/products',
     {
-      config: { scope: 'products:write' },
+      config: { scope: 'products:write', bodyRules: productBodyProblems },
+      attachValidation: true,
       schema: {
         tags: ['products'],
         body: ProductBody,
@@ -74,7 +75,8 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/products/:id',
     {
-      config: { scope: 'products:write', writableId: isOwnProduct },
+      config: { scope: 'products:write', writableId: isOwnProduct, bodyRules: productBodyProblems },
+      attachValidation: true,
       schema: {
         tags: ['products'],
         params: IdParams,

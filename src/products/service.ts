@@ -86,6 +86,30 @@ async function checkOwnRules(db: Database, companyId: number, input: ProductBody
   return { price, posPrice };
 }
 
+/**
+ * The own rules judged on a body whose schema failed (src/http/body-rules.ts), so that one 422
+ * names every problem: decimals and size of the amounts, a tax the company cannot use.
+ */
+export async function productBodyProblems(
+  db: Database,
+  companyId: number,
+  body: unknown,
+): Promise<FieldErrors> {
+  const errors: FieldErrors = {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return errors;
+  const fields = body as Record<string, unknown>;
+  for (const field of ['price', 'pos_price']) {
+    const value = fields[field];
+    if (typeof value !== 'number' || !Number.isFinite(value)) continue;
+    const checked = moneyText(value);
+    if (typeof checked !== 'string') addFieldError(errors, field, checked.problem);
+  }
+  if (typeof fields.tax_id === 'number' && !(await taxExistsFor(db, companyId, fields.tax_id))) {
+    addFieldError(errors, 'tax_id', TAX_NOT_FOUND);
+  }
+  return errors;
+}
+
 /** Columns every write sets from the required fields, plus the optional fields that were sent. */
 function columnsOf(input: ProductBody, money: CheckedMoney) {
   const columns: Partial<typeof products.$inferInsert> = {

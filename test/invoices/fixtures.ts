@@ -1,7 +1,6 @@
 // Fixtures for invoice and payment tests, built through the paths users take: customers and
-// drafts through the API, taxes through the operator's operation. Products go through
-// POST /products when that route exists; until then they are inserted with drizzle. Internal
-// product fields (cost price, stock) are what the application sets, so they are written directly.
+// drafts and products through the API, taxes through the operator's operation. Internal product
+// fields (cost price, stock) are what the application sets, so they are written directly.
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
@@ -37,27 +36,8 @@ export async function createProduct(
     idempotencyKey: newKey(),
     body: { name: fixture.name, type, inventory, price: fixture.price ?? 100 },
   });
-  let id: number;
-  if (res.statusCode === 201) {
-    id = res.json().data.id;
-  } else {
-    // No POST /products yet: the framework's generic 404 (no envelope).
-    expect(res.statusCode).toBe(404);
-    expect(res.json().error).toBe('Not Found');
-    const [row] = await db
-      .insert(products)
-      .values({
-        companyId: tenant.companyId,
-        name: fixture.name,
-        productCode: `P-${tenant.companyId}-${counter++}`,
-        type,
-        inventory,
-        price: String(fixture.price ?? 100),
-        stock: inventory === 'INVENTORY' ? '0' : null,
-      })
-      .returning({ id: products.id });
-    id = row!.id;
-  }
+  expect(res.statusCode).toBe(201);
+  const id: number = res.json().data.id;
   if (fixture.costPrice !== undefined || fixture.stock !== undefined) {
     await db
       .update(products)

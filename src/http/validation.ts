@@ -5,6 +5,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { ApiError, addFieldError, ErrorCode, type FieldErrors } from '../errors.js';
+import { isCalendarDate } from '../values.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
@@ -16,8 +17,7 @@ export function isIsoDateOrTimestamp(value: string): boolean {
     );
   if (!match) return false;
   const [, year, month, day, hour, minute, second] = match;
-  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  if (date.getUTCMonth() !== Number(month) - 1 || date.getUTCDate() !== Number(day)) return false;
+  if (!isCalendarDate(`${year}-${month}-${day}`)) return false;
   if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59))
     return false;
   return true;

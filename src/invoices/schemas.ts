@@ -10,12 +10,12 @@ import {
   StringEnum,
   Timestamp,
 } from '../http/schema-helpers.js';
+import { MAX_INT32 } from '../values.js';
 
 export const INVOICE_SORTS = ['invoice_date', 'due_date', 'grand_total', 'created_at', 'updated_at'] as const;
 export const CURRENCIES = ['MZN', 'USD', 'ZAR'] as const;
 export const MAX_INVOICE_LINES = 200;
 /** Largest id a path or filter may carry (PostgreSQL integer). */
-export const MAX_ID = 2_147_483_647;
 
 export const InvoiceItemSchema = Type.Object(
   {
@@ -83,7 +83,7 @@ export const InvoiceSchema = Type.Object(
 
 export const InvoiceListQuery = listQuerySchema(INVOICE_SORTS, {
   status: Type.Optional(StringEnum(INVOICE_STATUSES)),
-  customer_id: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: ID_HINT })),
+  customer_id: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_INT32, description: ID_HINT })),
   date_from: Type.Optional(Type.String({ format: 'date', description: DATE_HINT })),
   date_to: Type.Optional(Type.String({ format: 'date', description: DATE_HINT })),
   updated_since: Type.Optional(Type.String({ format: 'iso-date-or-time', description: ISO_INSTANT_HINT })),

@@ -9,7 +9,8 @@ import type { Database } from '../db/client.js';
 import { invoiceItems, invoices, products, taxes } from '../db/schema.js';
 import { addFieldError, type FieldErrors, notFound, validationFailed } from '../errors.js';
 import { bodyAjv, bodyValidationError } from '../http/validation.js';
-import { InvoiceCreateBody, MAX_ID } from './schemas.js';
+import { isDatabaseId } from '../values.js';
+import { InvoiceCreateBody } from './schemas.js';
 import { Decimal, decimalPlacesOf, invoiceTotals, type LineTotals, lineTotals, money } from './totals.js';
 
 export type { InvoiceCreateBody } from './schemas.js';
@@ -41,10 +42,6 @@ export function randomDraftCode(): string {
   return code;
 }
 
-function isDbId(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_ID;
-}
-
 type NewInvoice = typeof invoices.$inferInsert;
 
 /**
@@ -74,8 +71,8 @@ async function lookupReferences(
   candidateProductIds: unknown[],
   candidateTaxIds: unknown[],
 ): Promise<{ productNames: Map<number, string>; taxRates: Map<number, string> }> {
-  const productIds = [...new Set(candidateProductIds.filter(isDbId))];
-  const taxIds = [...new Set(candidateTaxIds.filter(isDbId))];
+  const productIds = [...new Set(candidateProductIds.filter(isDatabaseId))];
+  const taxIds = [...new Set(candidateTaxIds.filter(isDatabaseId))];
   const [productRows, taxRows] = await Promise.all([
     productIds.length === 0
       ? []
@@ -134,11 +131,12 @@ export async function invoiceBodyProblems(
     if (
       productId === undefined ||
       productId === null ||
-      (isDbId(productId) && !productNames.has(productId))
+      (isDatabaseId(productId) && !productNames.has(productId))
     ) {
       addFieldError(errors, at('product_id'), PRODUCT_REQUIRED);
     }
-    if (isDbId(line.tax_id) && !taxRates.has(line.tax_id)) addFieldError(errors, at('tax_id'), UNKNOWN_TAX);
+    if (isDatabaseId(line.tax_id) && !taxRates.has(line.tax_id))
+      addFieldError(errors, at('tax_id'), UNKNOWN_TAX);
     const places: [string, number, string][] = [
       ['price', 2, PRICE_PLACES],
       ['quantity', 4, QUANTITY_PLACES],
@@ -190,10 +188,10 @@ async function checkedLines(
   let grandTotal = new Decimal(0);
   input.items.forEach((line, index) => {
     const at = (field: string) => `items.${index}.${field}`;
-    const productName = isDbId(line.product_id) ? productNames.get(line.product_id) : undefined;
+    const productName = isDatabaseId(line.product_id) ? productNames.get(line.product_id) : undefined;
     if (productName === undefined) addFieldError(errors, at('product_id'), PRODUCT_REQUIRED);
     const hasTax = line.tax_id !== null && line.tax_id !== undefined;
-    const taxRate = isDbId(line.tax_id) ? taxRates.get(line.tax_id) : undefined;
+    const taxRate = isDatabaseId(line.tax_id) ? taxRates.get(line.tax_id) : undefined;
     if (hasTax && taxRate === undefined) addFieldError(errors, at('tax_id'), UNKNOWN_TAX);
     const placesOk = {
       price: decimalPlacesOf(line.price) <= 2,
@@ -218,7 +216,7 @@ async function checkedLines(
       return;
     }
     grandTotal = grandTotal.plus(totals.total);
-    if (productName === undefined || !isDbId(line.product_id)) return;
+    if (productName === undefined || !isDatabaseId(line.product_id)) return;
     if (hasTax && taxRate === undefined) return;
     lines.push({
       productId: line.product_id,
@@ -251,7 +249,9 @@ export async function createDraftInvoice(
   if (!validateBody(input)) throw bodyValidationError(validateBody.errors ?? []);
   return db.transaction(async (tx) => {
     const lines = await checkedLines(tx, companyId, input);
-    const customer = isDbId(input.customer_id) ? await findCustomer(tx, companyId, input.customer_id) : null;
+    const customer = isDatabaseId(input.customer_id)
+      ? await findCustomer(tx, companyId, input.customer_id)
+      : null;
     if (!customer) throw notFound();
 
     const totals = invoiceTotals(lines.map((line) => line.totals));

@@ -3,6 +3,7 @@
 // handle). Each entry checks its raw arguments (strings from the command line, or the same JSON
 // sent over the socket) and calls the operation function; results are plain JSON objects.
 import type { Database, DatabaseHandle } from '../db/client.js';
+import { isCalendarDate, MAX_INT32 } from '../values.js';
 import { createApiKey, type KeyMode, listApiKeys, revokeApiKey } from './api-keys.js';
 import { createCompany, listCompanies, requireCompany, setPartnerApi } from './companies.js';
 import { OperationError } from './errors.js';
@@ -31,12 +32,10 @@ function define<A, R>(definition: OperationDefinition<A, R>): OperationDefinitio
 
 // ---- argument checks: accept the command line's strings and the socket's JSON alike ----
 
-const MAX_ID = 2_147_483_647; // ids are PostgreSQL `integer`
-
 export function idArg(raw: RawArgs, key: string, label = key): number {
   const value = raw[key];
   const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || !/^[1-9][0-9]{0,9}$/.test(text.trim()) || Number(text) > MAX_ID) {
+  if (typeof text !== 'string' || !/^[1-9][0-9]{0,9}$/.test(text.trim()) || Number(text) > MAX_INT32) {
     throw new OperationError(
       value === undefined || value === '' ? `${label} is required` : `${label} must be a positive integer id`,
     );
@@ -83,14 +82,6 @@ function amountText(raw: RawArgs, key: string): string {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value !== 'string' || value.trim() === '') throw new OperationError(`${key} is required`);
   return value.trim();
-}
-
-export function isCalendarDate(text: string): boolean {
-  const match = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(text);
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 function optionalDate(raw: RawArgs, key: string): string | undefined {

@@ -15,6 +15,7 @@ import {
   stockMovements,
 } from '../db/schema.js';
 import { Decimal, money, round2 } from '../invoices/totals.js';
+import { isCalendarDate, isDatabaseId } from '../values.js';
 import { requireCompany } from './companies.js';
 import { OperationError } from './errors.js';
 
@@ -40,11 +41,10 @@ export const MOVEMENT_KINDS = ['salary', 'supplier_payment'] as const;
 export type MovementKind = (typeof MOVEMENT_KINDS)[number];
 
 const ISSUED: readonly InvoiceStatus[] = ['unpaid', 'partially_paid', 'paid'];
-const MAX_ID = 2_147_483_647;
 const MONEY_LIMIT = new Decimal('1e16');
 
 function requireId(value: number, what: string): number {
-  if (!Number.isInteger(value) || value < 1 || value > MAX_ID) {
+  if (!isDatabaseId(value)) {
     throw new OperationError(`${what} must be a positive integer id, got "${value}"`);
   }
   return value;
@@ -64,16 +64,7 @@ export function parseAmount(raw: string): string {
 
 /** A real calendar date written YYYY-MM-DD. */
 export function parseDate(raw: string): string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
-  const date = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : null;
-  if (
-    !match ||
-    !date ||
-    date.getUTCMonth() !== Number(match[2]) - 1 ||
-    date.getUTCDate() !== Number(match[3])
-  ) {
-    throw new OperationError(`date must be a valid YYYY-MM-DD date, got "${raw}"`);
-  }
+  if (!isCalendarDate(raw)) throw new OperationError(`date must be a valid YYYY-MM-DD date, got "${raw}"`);
   return raw;
 }
 

@@ -2,10 +2,10 @@
 import { Type } from 'typebox';
 import { DATE_HINT, ID_HINT, listQuerySchema } from '../http/list-query.js';
 import { DateOnly, MoneyString, Nullable, PaginationSchema, Timestamp } from '../http/schema-helpers.js';
+import { MAX_INT32 } from '../values.js';
 
 export const PAYMENT_SORTS = ['payment_date', 'amount', 'created_at', 'updated_at'] as const;
 /** Largest id a filter may carry (PostgreSQL integer). */
-const MAX_ID = 2_147_483_647;
 
 export const InvoiceRefSchema = Type.Object(
   { id: Type.Integer(), invoice_code: Type.String(), payment_notice_code: Type.String() },
@@ -30,7 +30,7 @@ export const PaymentSchema = Type.Object(
 );
 
 export const PaymentListQuery = listQuerySchema(PAYMENT_SORTS, {
-  invoice_id: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: ID_HINT })),
+  invoice_id: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_INT32, description: ID_HINT })),
   date_from: Type.Optional(Type.String({ format: 'date', description: DATE_HINT })),
   date_to: Type.Optional(Type.String({ format: 'date', description: DATE_HINT })),
 });

@@ -4,13 +4,13 @@ import { type Static, Type } from 'typebox';
 import { PRODUCT_TYPES } from '../db/schema.js';
 import { ISO_INSTANT_HINT, listQuerySchema } from '../http/list-query.js';
 import { MoneyString, Nullable, PaginationSchema, StringEnum, Timestamp } from '../http/schema-helpers.js';
+import { MAX_INT32 } from '../values.js';
 
 export { PRODUCT_TYPES };
 export const INVENTORY_KINDS = ['INVENTORY', 'NON_INVENTORY'] as const;
 export const PRODUCT_SORTS = ['name', 'price', 'stock', 'created_at', 'updated_at'] as const;
 
 /** Largest value of a 32-bit integer column (ids, reorder_level). */
-export const MAX_INT32 = 2_147_483_647;
 
 export const ProductSchema = Type.Object(
   {

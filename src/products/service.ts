@@ -22,8 +22,9 @@ import type { Database } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { type ProductType, productCodeSequences, products, taxes } from '../db/schema.js';
 import { addFieldError, type FieldErrors, validationFailed } from '../errors.js';
+import { isDatabaseId } from '../values.js';
 import { findProduct, type ProductView, taxVisibleTo } from './repository.js';
-import { MAX_INT32, type ProductBody } from './schemas.js';
+import type { ProductBody } from './schemas.js';
 
 export const PRODUCT_CODE_PREFIXES: Record<ProductType, string> = {
   GOODS: 'BEN',
@@ -54,7 +55,7 @@ function moneyText(value: number): string | { problem: string } {
 }
 
 async function taxExistsFor(db: Database, companyId: number, taxId: number): Promise<boolean> {
-  if (!Number.isInteger(taxId) || taxId < 1 || taxId > MAX_INT32) return false;
+  if (!isDatabaseId(taxId)) return false;
   const [row] = await db
     .select({ id: taxes.id })
     .from(taxes)

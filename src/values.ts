@@ -1,0 +1,18 @@
+// Small facts about values that several layers check the same way.
+
+/** Largest PostgreSQL `integer`: every id, and integer columns such as reorder_level. */
+export const MAX_INT32 = 2_147_483_647;
+
+/** Whether a value can be the id of a row (a positive PostgreSQL `integer`). */
+export function isDatabaseId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_INT32;
+}
+
+/** Whether text is a date `YYYY-MM-DD` that exists in the calendar (no 2026-02-30). */
+export function isCalendarDate(text: string): boolean {
+  const match = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}

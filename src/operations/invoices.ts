@@ -105,6 +105,17 @@ export function fiscalCode(series: string, year: number, number: number): string
   return `${series} ${year}/${String(number).padStart(6, '0')}`;
 }
 
+/** The next code of a company's series for the year of a document dated `date` (YYYY-MM-DD). */
+async function nextDocumentCode(
+  db: Database,
+  companyId: number,
+  series: string,
+  date: string,
+): Promise<string> {
+  const year = Number(date.slice(0, 4));
+  return fiscalCode(series, year, await nextFiscalNumber(db, companyId, series, year));
+}
+
 async function lockInvoice(db: Database, invoiceId: number) {
   const [invoice] = await db
     .select()
@@ -133,12 +144,7 @@ export async function issueInvoice(db: Database, invoiceId: number): Promise<Iss
     if (invoice.status !== 'draft') {
       throw new OperationError(`invoice ${invoice.id} is ${invoice.status}: only a draft can be issued`);
     }
-    const year = Number(invoice.invoiceDate.slice(0, 4));
-    const code = fiscalCode(
-      FISCAL_SERIES.invoice,
-      year,
-      await nextFiscalNumber(tx, invoice.companyId, FISCAL_SERIES.invoice, year),
-    );
+    const code = await nextDocumentCode(tx, invoice.companyId, FISCAL_SERIES.invoice, invoice.invoiceDate);
 
     const lines = await tx
       .select()
@@ -330,12 +336,7 @@ export async function recordReceipt(db: Database, input: ReceiptInput): Promise<
       );
     }
 
-    const year = Number(paymentDate.slice(0, 4));
-    const code = fiscalCode(
-      FISCAL_SERIES.receipt,
-      year,
-      await nextFiscalNumber(tx, invoice.companyId, FISCAL_SERIES.receipt, year),
-    );
+    const code = await nextDocumentCode(tx, invoice.companyId, FISCAL_SERIES.receipt, paymentDate);
     const [payment] = await tx
       .insert(payments)
       .values({
@@ -400,12 +401,7 @@ export async function recordMovement(
     input.date === undefined ? todayIn(input.timeZone ?? COMPANY_TIME_ZONE) : parseDate(input.date);
   await requireCompany(db, requireId(input.companyId, 'company'));
   return db.transaction(async (tx) => {
-    const year = Number(paymentDate.slice(0, 4));
-    const code = fiscalCode(
-      FISCAL_SERIES.movement,
-      year,
-      await nextFiscalNumber(tx, input.companyId, FISCAL_SERIES.movement, year),
-    );
+    const code = await nextDocumentCode(tx, input.companyId, FISCAL_SERIES.movement, paymentDate);
     const [row] = await tx
       .insert(payments)
       .values({

@@ -60,6 +60,13 @@ describe('customers: reads', () => {
     expect(res.headers['x-request-id']).toMatch(/^req_/);
   });
 
+  it('counts own and global customers in /ping customers_visible', async () => {
+    const res = await api(ctx.app, 'GET', '/ping', { key: tenant.key });
+    expect(res.json().data.customers_visible).toBe(3);
+    const foreign = await api(ctx.app, 'GET', '/ping', { key: other.key });
+    expect(foreign.json().data.customers_visible).toBe(2);
+  });
+
   it('searches without regard to case or accents', async () => {
     const res = await api(ctx.app, 'GET', '/customers?search=conceicao', { key: tenant.key });
     expect(res.json().data.map((c: { name: string }) => c.name)).toEqual(['João Conceição']);

@@ -48,30 +48,39 @@ function inFlight(): ApiError {
   });
 }
 
-function replay(reply: FastifyReply, record: IdempotencyRecord): FastifyReply {
+/** Sends JSON text that was serialized (and stored) already, byte for byte. */
+function sendStored(reply: FastifyReply, status: number, text: string): FastifyReply {
   return reply
-    .code(record.responseStatus ?? 200)
-    .header('Idempotency-Replay', 'true')
+    .code(status)
     .type('application/json; charset=utf-8')
     .serializer((payload) => payload as string)
-    .send(record.responseBody ?? '');
+    .send(text);
 }
+
+function replay(reply: FastifyReply, record: IdempotencyRecord): FastifyReply {
+  reply.header('Idempotency-Replay', 'true');
+  return sendStored(reply, record.responseStatus ?? 200, record.responseBody ?? '');
+}
+
+type FoundRecord = IdempotencyRecord & { expired: boolean; stale: boolean };
 
 /**
  * What an existing record means for this request: a 409, a replay, or (null) go ahead because
  * nothing live holds the key (expired, or an in-flight claim whose holder timed out).
  */
-function verdictOn(
-  record: IdempotencyRecord & { expired: boolean; stale: boolean },
-  requestHash: string,
-): ApiError | 'replay' | null {
+function verdictOn(record: FoundRecord, requestHash: string): ApiError | 'replay' | null {
   if (record.expired) return null;
   if (record.requestHash !== requestHash) return new ApiError(ErrorCode.IdempotencyKeyReuse);
   if (record.state === 'completed') return 'replay';
   return record.stale ? null : inFlight();
 }
 
-async function findRecord(db: Database, apiKeyId: number, key: string, lockTimeoutSeconds: number) {
+async function findRecord(
+  db: Database,
+  apiKeyId: number,
+  key: string,
+  lockTimeoutSeconds: number,
+): Promise<FoundRecord | null> {
   const [record] = await db
     .select({
       record: idempotencyKeys,
@@ -129,7 +138,7 @@ async function claim(
   db: Database,
   request: FastifyRequest,
   lockTimeoutSeconds: number,
-): Promise<{ id: number; holder: string } | ApiError | 'replay'> {
+): Promise<{ id: number; holder: string } | ApiError | { replay: IdempotencyRecord }> {
   const auth = authOf(request);
   const { key, requestHash } = request.idempotency!;
   const holder = randomBytes(16).toString('hex');
@@ -164,7 +173,9 @@ async function claim(
   if (claimed) return { id: claimed.id, holder };
   // Someone else got there between the preValidation check and now: judge again.
   const record = await findRecord(db, auth.apiKeyId, key, lockTimeoutSeconds);
-  return (record && verdictOn(record, requestHash)) || inFlight();
+  const verdict = record ? verdictOn(record, requestHash) : null;
+  if (verdict === 'replay' && record) return { replay: record };
+  return verdict instanceof ApiError ? verdict : inFlight();
 }
 
 async function release(db: Database, id: number, holder: string): Promise<void> {
@@ -199,13 +210,9 @@ export async function runIdempotentWrite(
   reply: FastifyReply,
   work: (tx: Database) => Promise<WriteResult>,
 ): Promise<FastifyReply> {
-  const lockTimeout = app.config.idempotencyLockTimeoutSeconds;
-  const claimed = await claim(app.db, request, lockTimeout);
-  if (claimed === 'replay') {
-    const record = await findRecord(app.db, authOf(request).apiKeyId, request.idempotency!.key, lockTimeout);
-    return replay(reply, record!);
-  }
+  const claimed = await claim(app.db, request, app.config.idempotencyLockTimeoutSeconds);
   if (claimed instanceof ApiError) throw claimed;
+  if ('replay' in claimed) return replay(reply, claimed.replay);
   const { id, holder } = claimed;
 
   try {
@@ -223,22 +230,14 @@ export async function runIdempotentWrite(
       if (!(await complete(tx, id, holder, result.status, serialized))) throw new LostClaim();
       return serialized;
     });
-    return reply
-      .type('application/json; charset=utf-8')
-      .serializer((payload) => payload as string)
-      .send(text);
+    return sendStored(reply, reply.statusCode, text);
   } catch (error) {
     if (error instanceof LostClaim) throw inFlight();
     if (error instanceof ApiError && error.statusCode !== 422) {
       // A completed refusal (e.g. 404 for a foreign customer_id) is stored and replayed like any answer.
       const text = JSON.stringify(envelopeOf(error, app.config.docsUrl, String(request.id)));
       if (await complete(app.db, id, holder, error.statusCode, text)) {
-        return reply
-          .code(error.statusCode)
-          .headers(error.headers)
-          .type('application/json; charset=utf-8')
-          .serializer((payload) => payload as string)
-          .send(text);
+        return sendStored(reply.headers(error.headers), error.statusCode, text);
       }
       throw error;
     }

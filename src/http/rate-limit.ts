@@ -4,12 +4,12 @@
 // Counting: fixed windows of rate-limiter-flexible, opened by a key's first request. Every request
 // counts in EVERY limit that applies to it, also when one of them refuses it ("refused attempts
 // still count"): a refused write still uses one request of the key's minute, day and company
-// budgets. All applicable limits are consumed together, in one round trip to the store.
+// budgets. All applicable limits are consumed together (concurrently) for each request.
 //
 // Storage: process memory, or Redis when REDIS_URL is set (shared exactly by all instances).
 // When Redis cannot be reached, every instance falls back to its own in-memory counters (logged
 // once per outage), and goes back to Redis by itself as soon as it answers again. A Redis failure
-// is never a 429 or a 500, and never makes a request wait longer than REDIS_COMMAND_TIMEOUT_MS.
+// is never a 429 or a 500, and never makes a request wait longer than the command timeout (250 ms).
 // See docs/rate-limits.md.
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';

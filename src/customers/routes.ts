@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorEnvelopeSchema, notFound } from '../errors.js';
 import { runIdempotentWrite } from '../http/idempotency.js';
 import { pageRequest, paginationOf } from '../http/list-query.js';
-import { parsePathId } from '../http/path-id.js';
+import { IdParams, parsePathId } from '../http/path-id.js';
 import { authOf } from '../http/types.js';
 import { findCustomer, listCustomers, toCustomerResource } from './repository.js';
 import {
@@ -11,7 +11,6 @@ import {
   CustomerListResponse,
   CustomerResponse,
   CustomerUpdateBody,
-  IdParams,
 } from './schemas.js';
 import { createCustomer, customerBodyProblems, isOwnCustomer, updateCustomer } from './service.js';
 

@@ -33,7 +33,6 @@ export const CustomerListResponse = Type.Object({
   pagination: PaginationSchema,
 });
 export const CustomerResponse = Type.Object({ data: CustomerSchema });
-export const IdParams = Type.Object({ id: Type.String() });
 
 const optionalText = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { addFieldError, validationFailed } from '../errors.js';
 import { parsePathId } from './path-id.js';
 import { authOf } from './types.js';
-import { bodyValidationError } from './validation.js';
+import { bodyFieldErrors } from './validation.js';
 
 export function registerBodyRules(app: FastifyInstance): void {
   app.addHook('preHandler', async (request) => {
@@ -15,7 +15,7 @@ export function registerBodyRules(app: FastifyInstance): void {
       | undefined;
     if (!failure) return;
     if (!failure.validation || failure.validationContext !== 'body') throw failure;
-    const errors = bodyValidationError(failure.validation as never).errors ?? {};
+    const errors = bodyFieldErrors(failure.validation as never);
     const bodyRules = request.routeOptions.config.bodyRules;
     if (bodyRules) {
       const params = request.params as { id?: string };

@@ -1,5 +1,6 @@
 // Output formats of the contract: timestamps with offset and milliseconds in the service's time
 // zone, money as decimal strings with two places, quantities and rates as JSON numbers.
+import { Decimal } from 'decimal.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -33,6 +34,11 @@ export function formatTimestamp(value: Date, timeZone: string): string {
 
 export function formatNullableTimestamp(value: Date | null, timeZone: string): string | null {
   return value === null ? null : formatTimestamp(value, timeZone);
+}
+
+/** Money from a numeric column as the API shows it: decimal text with two places ("1250.00"). */
+export function formatMoney(value: string | null): string | null {
+  return value === null ? null : new Decimal(value).toFixed(2);
 }
 
 /** numeric quantities and rates become JSON numbers ("1.5000" -> 1.5). */

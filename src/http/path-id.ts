@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { notFound } from '../errors.js';
 import { MAX_INT32 } from '../values.js';
 
@@ -8,3 +9,8 @@ export function parsePathId(raw: string): number {
   if (id > MAX_INT32) throw notFound();
   return id;
 }
+
+/** Path parameters of the single-resource routes: the id is text in the interface. */
+export const IdParams = Type.Object({
+  id: Type.String({ description: 'Id do recurso; mal formado, inexistente ou de outra empresa: 404.' }),
+});

@@ -90,13 +90,18 @@ function bodyErrorMessage(error: ErrorObject | FastifySchemaValidationError): st
   }
 }
 
-/** Ajv errors of a body -> `validation_failed` with every problem keyed by dotted path. */
-export function bodyValidationError(
-  errors: readonly (ErrorObject | FastifySchemaValidationError)[],
-): ApiError {
+type SchemaError = ErrorObject | FastifySchemaValidationError;
+
+/** Ajv errors of a body -> every problem keyed by its dotted path. */
+export function bodyFieldErrors(errors: readonly SchemaError[]): FieldErrors {
   const fieldErrors: FieldErrors = {};
   for (const error of errors) addFieldError(fieldErrors, bodyErrorPath(error), bodyErrorMessage(error));
-  return new ApiError(ErrorCode.ValidationFailed, { errors: fieldErrors });
+  return fieldErrors;
+}
+
+/** Ajv errors of a body -> `validation_failed`. */
+export function bodyValidationError(errors: readonly SchemaError[]): ApiError {
+  return new ApiError(ErrorCode.ValidationFailed, { errors: bodyFieldErrors(errors) });
 }
 
 /** First Ajv error of a query string -> `invalid_query_parameter`, its hint listing the valid values. */

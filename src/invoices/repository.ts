@@ -5,10 +5,9 @@ import { and, asc, count, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { Database } from '../db/client.js';
 import { customers, invoiceItems, invoices } from '../db/schema.js';
-import { decimalNumber, formatTimestamp } from '../http/format.js';
+import { decimalNumber, formatMoney, formatTimestamp } from '../http/format.js';
 import { instantOf, orderByOf, type PageRequest } from '../http/list-query.js';
 import type { InvoiceItemSchema, InvoiceListQuery, InvoiceSchema, InvoiceSummarySchema } from './schemas.js';
-import { money } from './totals.js';
 
 export type InvoiceResource = Static<typeof InvoiceSchema>;
 export type InvoiceSummaryResource = Static<typeof InvoiceSummarySchema>;
@@ -70,10 +69,6 @@ function selectItems(db: Database) {
 type InvoiceRow = Awaited<ReturnType<typeof selectInvoices>>[number];
 type ItemRow = Awaited<ReturnType<typeof selectItems>>[number];
 
-function nullableMoney(value: string | null): string | null {
-  return value === null ? null : money(value);
-}
-
 function toItemResource(row: ItemRow): InvoiceItemResource {
   return {
     id: row.id,
@@ -81,13 +76,13 @@ function toItemResource(row: ItemRow): InvoiceItemResource {
     name: row.name,
     description: row.description,
     quantity: decimalNumber(row.quantity),
-    price: nullableMoney(row.price),
-    discount: nullableMoney(row.discount),
+    price: formatMoney(row.price),
+    discount: formatMoney(row.discount),
     discount_percentage: decimalNumber(row.discountPercentage),
-    tax_amount: nullableMoney(row.taxAmount),
+    tax_amount: formatMoney(row.taxAmount),
     tax_rate: decimalNumber(row.taxRate),
     tax_included: row.taxIncluded,
-    total: nullableMoney(row.total),
+    total: formatMoney(row.total),
   };
 }
 
@@ -107,14 +102,14 @@ function toSummaryResource(row: InvoiceRow, timeZone: string): InvoiceSummaryRes
     due_date: row.dueDate,
     currency: row.currency,
     exchange_rate: decimalNumber(row.exchangeRate),
-    subtotal: nullableMoney(row.subtotal),
-    discount: nullableMoney(row.discount),
-    global_discount_amount: nullableMoney(row.globalDiscountAmount),
-    vat_base: nullableMoney(row.vatBase),
-    tax: nullableMoney(row.tax),
-    grand_total: nullableMoney(row.grandTotal),
-    paid_amount: nullableMoney(row.paidAmount),
-    remaining_amount: nullableMoney(row.remainingAmount),
+    subtotal: formatMoney(row.subtotal),
+    discount: formatMoney(row.discount),
+    global_discount_amount: formatMoney(row.globalDiscountAmount),
+    vat_base: formatMoney(row.vatBase),
+    tax: formatMoney(row.tax),
+    grand_total: formatMoney(row.grandTotal),
+    paid_amount: formatMoney(row.paidAmount),
+    remaining_amount: formatMoney(row.remainingAmount),
     notes: row.notes,
     customer: row.customerId === null ? null : { id: row.customerId, name: row.customerName ?? '' },
     created_at: formatTimestamp(row.createdAt, timeZone),

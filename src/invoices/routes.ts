@@ -2,16 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorEnvelopeSchema, notFound } from '../errors.js';
 import { runIdempotentWrite } from '../http/idempotency.js';
 import { pageRequest, paginationOf } from '../http/list-query.js';
-import { parsePathId } from '../http/path-id.js';
+import { IdParams, parsePathId } from '../http/path-id.js';
 import { authOf } from '../http/types.js';
 import { findInvoice, listInvoices } from './repository.js';
-import {
-  IdParams,
-  InvoiceCreateBody,
-  InvoiceListQuery,
-  InvoiceListResponse,
-  InvoiceResponse,
-} from './schemas.js';
+import { InvoiceCreateBody, InvoiceListQuery, InvoiceListResponse, InvoiceResponse } from './schemas.js';
 import { createDraftInvoice, invoiceBodyProblems } from './service.js';
 
 export const invoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {

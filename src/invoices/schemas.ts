@@ -94,7 +94,6 @@ export const InvoiceListResponse = Type.Object({
   pagination: PaginationSchema,
 });
 export const InvoiceResponse = Type.Object({ data: InvoiceSchema });
-export const IdParams = Type.Object({ id: Type.String() });
 
 const optionalText = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
 

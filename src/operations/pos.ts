@@ -1,10 +1,10 @@
 // The point-of-sale side of products: what the API changed and the POS has not taken yet
 // (contract rule 5: no approval step). `bin/invoicing pos pending --company ID` prints it.
 
-import { Decimal } from 'decimal.js';
 import { and, asc, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { products } from '../db/schema.js';
+import { formatMoney } from '../http/format.js';
 
 export interface PendingPosProduct {
   id: number;
@@ -16,8 +16,6 @@ export interface PendingPosProduct {
   /** When the product was last changed for the POS, ISO 8601 (UTC). */
   changed_at: string | null;
 }
-
-const money = (value: string | null) => (value === null ? null : new Decimal(value).toFixed(2));
 
 /** Products of the company awaiting the POS synchronisation, oldest change first. */
 export async function listPendingPosSync(db: Database, companyId: number): Promise<PendingPosProduct[]> {
@@ -37,8 +35,8 @@ export async function listPendingPosSync(db: Database, companyId: number): Promi
     id: row.id,
     product_code: row.productCode,
     name: row.name,
-    price: money(row.price),
-    pos_price: money(row.posPrice),
+    price: formatMoney(row.price),
+    pos_price: formatMoney(row.posPrice),
     changed_at: row.changedAt === null ? null : row.changedAt.toISOString(),
   }));
 }

@@ -5,9 +5,8 @@ import { and, count, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { Database } from '../db/client.js';
 import { invoices, payments } from '../db/schema.js';
-import { formatTimestamp } from '../http/format.js';
+import { formatMoney, formatTimestamp } from '../http/format.js';
 import { orderByOf, type PageRequest } from '../http/list-query.js';
-import { money } from '../invoices/totals.js';
 import type { PaymentListQuery, PaymentSchema } from './schemas.js';
 
 export type PaymentResource = Static<typeof PaymentSchema>;
@@ -48,7 +47,7 @@ function toPaymentResource(row: PaymentRow, timeZone: string): PaymentResource {
     id: row.id,
     payment_code: row.paymentCode,
     payment_date: row.paymentDate,
-    amount: row.amount === null ? null : money(row.amount),
+    amount: formatMoney(row.amount),
     payment_method: row.paymentMethod,
     payment_method_type: row.paymentMethodType,
     reference: row.reference,

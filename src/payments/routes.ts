@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorEnvelopeSchema, notFound } from '../errors.js';
 import { pageRequest, paginationOf } from '../http/list-query.js';
-import { parsePathId } from '../http/path-id.js';
+import { IdParams, parsePathId } from '../http/path-id.js';
 import { authOf } from '../http/types.js';
 import { findPayment, listPayments } from './repository.js';
-import { IdParams, PaymentListQuery, PaymentListResponse, PaymentResponse } from './schemas.js';
+import { PaymentListQuery, PaymentListResponse, PaymentResponse } from './schemas.js';
 
 // Payments are read-only (contract section 1): there is no POST, PUT or DELETE on them.
 export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -40,4 +40,3 @@ export const PaymentListResponse = Type.Object({
   pagination: PaginationSchema,
 });
 export const PaymentResponse = Type.Object({ data: PaymentSchema });
-export const IdParams = Type.Object({ id: Type.String() });

@@ -1,11 +1,10 @@
 // Data access for products. Every function takes the company id: a company sees its own
 // products, and nothing else (there are no global products).
 
-import { Decimal } from 'decimal.js';
 import { and, asc, count, eq, gte, inArray, isNull, or, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { productCategories, productCategoryLinks, products, taxes } from '../db/schema.js';
-import { decimalNumber, formatTimestamp } from '../http/format.js';
+import { decimalNumber, formatMoney, formatTimestamp } from '../http/format.js';
 import { instantOf, orderByOf, type PageRequest, searchCondition } from '../http/list-query.js';
 import type { ProductListQuery, ProductResource } from './schemas.js';
 
@@ -28,10 +27,6 @@ export function taxVisibleTo(companyId: number): SQL {
   return or(eq(taxes.companyId, companyId), isNull(taxes.companyId))!;
 }
 
-function money(value: string | null): string | null {
-  return value === null ? null : new Decimal(value).toFixed(2);
-}
-
 /** The resource of section 2.2, field by field: nothing internal ever reaches it. */
 export function toProductResource(view: ProductView, timeZone: string): ProductResource {
   return {
@@ -42,8 +37,8 @@ export function toProductResource(view: ProductView, timeZone: string): ProductR
     description: view.description,
     type: view.type,
     unity: view.unity ?? '',
-    price: money(view.price),
-    pos_price: money(view.posPrice),
+    price: formatMoney(view.price),
+    pos_price: formatMoney(view.posPrice),
     vat_included: view.vatIncluded,
     tax_rate: decimalNumber(view.taxRate),
     stock: decimalNumber(view.stock),

@@ -4,10 +4,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorEnvelopeSchema, notFound } from '../errors.js';
 import { runIdempotentWrite } from '../http/idempotency.js';
 import { pageRequest, paginationOf } from '../http/list-query.js';
-import { parsePathId } from '../http/path-id.js';
+import { IdParams, parsePathId } from '../http/path-id.js';
 import { authOf } from '../http/types.js';
 import { findProduct, listProducts, toProductResource } from './repository.js';
-import { IdParams, ProductBody, ProductListQuery, ProductListResponse, ProductResponse } from './schemas.js';
+import { ProductBody, ProductListQuery, ProductListResponse, ProductResponse } from './schemas.js';
 import { createProduct, isOwnProduct, productBodyProblems, updateProduct } from './service.js';
 
 export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -10,8 +10,6 @@ export { PRODUCT_TYPES };
 export const INVENTORY_KINDS = ['INVENTORY', 'NON_INVENTORY'] as const;
 export const PRODUCT_SORTS = ['name', 'price', 'stock', 'created_at', 'updated_at'] as const;
 
-/** Largest value of a 32-bit integer column (ids, reorder_level). */
-
 export const ProductSchema = Type.Object(
   {
     id: Type.Integer(),
@@ -48,7 +46,6 @@ export const ProductListResponse = Type.Object({
   pagination: PaginationSchema,
 });
 export const ProductResponse = Type.Object({ data: ProductSchema });
-export const IdParams = Type.Object({ id: Type.String() });
 
 const optionalText = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
 const optionalBoolean = () => Type.Optional(Nullable(Type.Boolean()));

@@ -98,58 +98,78 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const LINE_PLACES: [field: string, max: number, message: string][] = [
+  ['price', 2, PRICE_PLACES],
+  ['quantity', 4, QUANTITY_PLACES],
+  ['discount', 4, DISCOUNT_PLACES],
+];
+
+interface Judgement {
+  errors: FieldErrors;
+  productNames: Map<number, string>;
+  taxRates: Map<number, string>;
+}
 
 /**
- * The own rules judged on a body whose schema failed (src/http/body-rules.ts), so that one 422
- * names every problem: lines without a usable product_id, unknown products and taxes, too many
- * decimal places, a due date before the invoice date. Whatever is not of the right type here is
- * already reported by the schema.
+ * The own rules of a creation body: every line needs a product of the company, a tax (if any)
+ * the company may use, and few enough decimals; the due date may not come before the invoice
+ * date. Takes any JSON: a field of the wrong type is the schema's to report.
  */
-export async function invoiceBodyProblems(
-  db: Database,
-  companyId: number,
-  body: unknown,
-): Promise<FieldErrors> {
+async function judgeBody(db: Database, companyId: number, body: unknown): Promise<Judgement> {
   const errors: FieldErrors = {};
-  if (!isRecord(body)) return errors;
-  if (typeof body.invoice_date === 'string' && typeof body.due_date === 'string') {
-    if (DATE.test(body.invoice_date) && DATE.test(body.due_date) && body.due_date < body.invoice_date) {
-      addFieldError(errors, 'due_date', DUE_BEFORE_INVOICE_DATE);
-    }
-  }
-  const lines = (Array.isArray(body.items) ? body.items : []).map((line) => (isRecord(line) ? line : null));
+  const fields = isRecord(body) ? body : {};
+  const lines = (Array.isArray(fields.items) ? fields.items : []).map((line) =>
+    isRecord(line) ? line : null,
+  );
   const { productNames, taxRates } = await lookupReferences(
     db,
     companyId,
     lines.map((line) => line?.product_id),
     lines.map((line) => line?.tax_id),
   );
+  const { invoice_date: invoiceDate, due_date: dueDate, exchange_rate: exchangeRate } = fields;
+  if (typeof invoiceDate === 'string' && typeof dueDate === 'string') {
+    if (DATE.test(invoiceDate) && DATE.test(dueDate) && dueDate < invoiceDate) {
+      addFieldError(errors, 'due_date', DUE_BEFORE_INVOICE_DATE);
+    }
+  }
+  if (
+    typeof exchangeRate === 'number' &&
+    Number.isFinite(exchangeRate) &&
+    decimalPlacesOf(exchangeRate) > 6
+  ) {
+    addFieldError(errors, 'exchange_rate', EXCHANGE_RATE_PLACES);
+  }
   lines.forEach((line, index) => {
     if (!line) return;
     const at = (field: string) => `items.${index}.${field}`;
-    const productId = line.product_id;
-    if (
-      productId === undefined ||
-      productId === null ||
-      (isDatabaseId(productId) && !productNames.has(productId))
-    ) {
+    if (!(isDatabaseId(line.product_id) && productNames.has(line.product_id))) {
       addFieldError(errors, at('product_id'), PRODUCT_REQUIRED);
     }
-    if (isDatabaseId(line.tax_id) && !taxRates.has(line.tax_id))
+    const taxId = line.tax_id;
+    if (taxId !== undefined && taxId !== null && !(isDatabaseId(taxId) && taxRates.has(taxId))) {
       addFieldError(errors, at('tax_id'), UNKNOWN_TAX);
-    const places: [string, number, string][] = [
-      ['price', 2, PRICE_PLACES],
-      ['quantity', 4, QUANTITY_PLACES],
-      ['discount', 4, DISCOUNT_PLACES],
-    ];
-    for (const [field, max, message] of places) {
+    }
+    for (const [field, max, message] of LINE_PLACES) {
       const value = line[field];
       if (typeof value === 'number' && Number.isFinite(value) && decimalPlacesOf(value) > max) {
         addFieldError(errors, at(field), message);
       }
     }
   });
-  return errors;
+  return { errors, productNames, taxRates };
+}
+
+/**
+ * The own rules judged on a body whose schema failed (src/http/body-rules.ts), so that one 422
+ * names every problem.
+ */
+export async function invoiceBodyProblems(
+  db: Database,
+  companyId: number,
+  body: unknown,
+): Promise<FieldErrors> {
+  return (await judgeBody(db, companyId, body)).errors;
 }
 
 interface CheckedLine {
@@ -163,64 +183,33 @@ interface CheckedLine {
   totals: LineTotals;
 }
 
-/** The company's own rules on a body that passed the schema; throws every problem at once. */
+/** The lines of a body that passed the schema, with their totals; throws every problem at once. */
 async function checkedLines(
   db: Database,
   companyId: number,
   input: InvoiceCreateBody,
 ): Promise<CheckedLine[]> {
-  const errors: FieldErrors = {};
-  if (input.due_date && input.due_date < input.invoice_date) {
-    addFieldError(errors, 'due_date', DUE_BEFORE_INVOICE_DATE);
-  }
-  if (typeof input.exchange_rate === 'number' && decimalPlacesOf(input.exchange_rate) > 6) {
-    addFieldError(errors, 'exchange_rate', EXCHANGE_RATE_PLACES);
-  }
-
-  const { productNames, taxRates } = await lookupReferences(
-    db,
-    companyId,
-    input.items.map((line) => line.product_id),
-    input.items.map((line) => line.tax_id),
-  );
-
+  const { errors, productNames, taxRates } = await judgeBody(db, companyId, input);
   const lines: CheckedLine[] = [];
   let grandTotal = new Decimal(0);
   input.items.forEach((line, index) => {
     const at = (field: string) => `items.${index}.${field}`;
-    const productName = isDatabaseId(line.product_id) ? productNames.get(line.product_id) : undefined;
-    if (productName === undefined) addFieldError(errors, at('product_id'), PRODUCT_REQUIRED);
-    const hasTax = line.tax_id !== null && line.tax_id !== undefined;
-    const taxRate = isDatabaseId(line.tax_id) ? taxRates.get(line.tax_id) : undefined;
-    if (hasTax && taxRate === undefined) addFieldError(errors, at('tax_id'), UNKNOWN_TAX);
-    const placesOk = {
-      price: decimalPlacesOf(line.price) <= 2,
-      quantity: decimalPlacesOf(line.quantity) <= 4,
-      discount: line.discount === null || line.discount === undefined || decimalPlacesOf(line.discount) <= 4,
-    };
-    if (!placesOk.price) addFieldError(errors, at('price'), PRICE_PLACES);
-    if (!placesOk.quantity) addFieldError(errors, at('quantity'), QUANTITY_PLACES);
-    if (!placesOk.discount) addFieldError(errors, at('discount'), DISCOUNT_PLACES);
-    if (!placesOk.price || !placesOk.quantity || !placesOk.discount) return;
-
+    if (LINE_PLACES.some(([field]) => errors[at(field)])) return;
+    const taxRate = isDatabaseId(line.tax_id) ? (taxRates.get(line.tax_id) ?? null) : null;
     const quantity = new Decimal(line.quantity);
     const discountPercentage = new Decimal(line.discount ?? 0);
-    const totals = lineTotals({
-      quantity,
-      price: line.price,
-      discountPercentage,
-      taxRate: taxRate ?? null,
-    });
+    const totals = lineTotals({ quantity, price: line.price, discountPercentage, taxRate });
     if (new Decimal(totals.subtotal).gte(MONEY_LIMIT) || new Decimal(totals.total).gte(MONEY_LIMIT)) {
       addFieldError(errors, `items.${index}`, LINE_TOO_LARGE);
       return;
     }
     grandTotal = grandTotal.plus(totals.total);
-    if (productName === undefined || !isDatabaseId(line.product_id)) return;
-    if (hasTax && taxRate === undefined) return;
+    const productId = line.product_id;
+    const productName = isDatabaseId(productId) ? productNames.get(productId) : undefined;
+    if (!isDatabaseId(productId) || productName === undefined || errors[at('tax_id')]) return;
     lines.push({
-      productId: line.product_id,
-      name: line.name || productName || '',
+      productId,
+      name: line.name || productName,
       description: line.description ?? '',
       quantity: quantity.toFixed(),
       price: money(line.price),

@@ -69,27 +69,10 @@ interface CheckedMoney {
   posPrice: string | null | undefined;
 }
 
-/** The body's own rules beyond its schema, every problem collected into one 422. */
-async function checkOwnRules(db: Database, companyId: number, input: ProductBody): Promise<CheckedMoney> {
-  const errors: FieldErrors = {};
-  const price = moneyText(input.price);
-  if (typeof price !== 'string') addFieldError(errors, 'price', price.problem);
-  let posPrice: CheckedMoney['posPrice'] = input.pos_price === null ? null : undefined;
-  if (typeof input.pos_price === 'number') {
-    const checked = moneyText(input.pos_price);
-    if (typeof checked === 'string') posPrice = checked;
-    else addFieldError(errors, 'pos_price', checked.problem);
-  }
-  if (typeof input.tax_id === 'number' && !(await taxExistsFor(db, companyId, input.tax_id))) {
-    addFieldError(errors, 'tax_id', TAX_NOT_FOUND);
-  }
-  if (Object.keys(errors).length > 0 || typeof price !== 'string') throw validationFailed(errors);
-  return { price, posPrice };
-}
-
 /**
- * The own rules judged on a body whose schema failed (src/http/body-rules.ts), so that one 422
- * names every problem: decimals and size of the amounts, a tax the company cannot use.
+ * The body's own rules beyond its schema: decimals and size of the amounts, a tax the company
+ * cannot use. Takes any JSON, so the same rules also complete the 422 of a body whose schema
+ * failed (src/http/body-rules.ts), and every problem is named at once.
  */
 export async function productBodyProblems(
   db: Database,
@@ -109,6 +92,17 @@ export async function productBodyProblems(
     addFieldError(errors, 'tax_id', TAX_NOT_FOUND);
   }
   return errors;
+}
+
+/** Refuses a schema-valid body that breaks an own rule; otherwise its amounts as exact text. */
+async function checkOwnRules(db: Database, companyId: number, input: ProductBody): Promise<CheckedMoney> {
+  const errors = await productBodyProblems(db, companyId, input);
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  const text = (value: number) => moneyText(value) as string; // checked just above
+  return {
+    price: text(input.price),
+    posPrice: typeof input.pos_price === 'number' ? text(input.pos_price) : input.pos_price,
+  };
 }
 
 /** Columns every write sets from the required fields, plus the optional fields that were sent. */

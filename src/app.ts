@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { customerRoutes } from './customers/routes.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
+import { storageTargetOf } from './db/target.js';
 import { registerBodyParsers } from './http/body.js';
 import { registerBodyRules } from './http/body-rules.js';
 import { registerErrorHandler } from './http/error-handler.js';
@@ -38,12 +39,6 @@ export interface AppOptions {
 }
 
 export type App = FastifyInstance;
-
-export function storageTargetOf(config: Config) {
-  return config.databaseUrl
-    ? ({ kind: 'postgres', url: config.databaseUrl } as const)
-    : ({ kind: 'pglite', dataDir: config.dataDir } as const);
-}
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;

@@ -3,6 +3,7 @@
 // Nothing here touches the database, so `--help` and usage errors stay fast.
 import type { ParseArgsConfig } from 'node:util';
 import type { OperationName } from '../operations/index.js';
+import { SCOPES } from '../operations/scopes.js';
 import { asRow, details, field, type Row, table } from './output.js';
 
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
@@ -33,8 +34,7 @@ export interface Command {
 const str = { type: 'string' } as const;
 const bool = { type: 'boolean' } as const;
 
-const SCOPE_LIST =
-  'customers:read, customers:write, products:read, products:write, invoices:read, invoices:write, payments:read';
+const SCOPE_LIST = SCOPES.join(', ');
 
 export function curlLine(key: string, apiBaseUrl: string): string {
   return `curl -H "Authorization: Bearer ${key}" ${apiBaseUrl}/ping`;

@@ -5,7 +5,8 @@
 //   on DATA_DIR after taking its lock. The server and a command never both open the directory.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
-import type { DatabaseHandle, StorageTarget } from '../db/client.js';
+import type { DatabaseHandle } from '../db/client.js';
+import { storageTargetOf } from '../db/target.js';
 import { OperationError } from '../operations/errors.js';
 import { callAdminServer, NoServer } from './admin-socket.js';
 import { describeOwner, type LockOwner, tryAcquireLock } from './lock.js';
@@ -13,12 +14,6 @@ import { describeOwner, type LockOwner, tryAcquireLock } from './lock.js';
 /** How long a command waits for DATA_DIR held by another command, or by a server still starting. */
 const LOCK_WAIT_MS = 30_000;
 const LOCK_POLL_MS = 150;
-
-export function storageTarget(config: Config, poolSize = 2): StorageTarget {
-  return config.databaseUrl
-    ? { kind: 'postgres', url: config.databaseUrl, poolSize }
-    : { kind: 'pglite', dataDir: config.dataDir };
-}
 
 /**
  * Opens the database, runs `work`, closes. The embedded database gets its pending migrations first
@@ -29,7 +24,7 @@ export async function withDatabase<T>(
   work: (handle: DatabaseHandle) => Promise<T>,
 ): Promise<T> {
   const { openDatabase } = await import('../db/client.js');
-  const handle = await openDatabase(storageTarget(config));
+  const handle = await openDatabase(storageTargetOf(config, 2));
   try {
     if (handle.kind === 'pglite') {
       const { runMigrations } = await import('../db/migrate.js');

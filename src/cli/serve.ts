@@ -6,13 +6,13 @@ import type { Config } from '../config.js';
 import { type DatabaseHandle, openDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { companies } from '../db/schema.js';
+import { storageTargetOf } from '../db/target.js';
 import { OperationError } from '../operations/errors.js';
 import { executeOperation, type OperationContext } from '../operations/index.js';
 import { type RunningServer, startServer } from '../server.js';
 import { type AdminServer, startAdminServer } from './admin-socket.js';
 import { curlLine } from './commands.js';
 import { type DataDirLock, describeOwner, tryAcquireLock } from './lock.js';
-import { storageTarget } from './run.js';
 
 const LOCK_WAIT_MS = 30_000;
 
@@ -73,7 +73,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     return released;
   };
   try {
-    handle = await openDatabase(storageTarget(config, 10));
+    handle = await openDatabase(storageTargetOf(config, 10));
     await runMigrations(handle);
     const context: OperationContext = { db: handle.db, handle, timeZone: config.timeZone };
 

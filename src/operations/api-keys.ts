@@ -4,17 +4,9 @@ import { and, asc, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { apiKeys, companies } from '../db/schema.js';
 import { OperationError } from './errors.js';
+import { SCOPES, type Scope } from './scopes.js';
 
-export const SCOPES = [
-  'customers:read',
-  'customers:write',
-  'products:read',
-  'products:write',
-  'invoices:read',
-  'invoices:write',
-  'payments:read',
-] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope };
 
 export type KeyMode = 'live' | 'test';
 
@@ -45,11 +37,11 @@ export interface CreateApiKeyInput {
 export interface CreatedApiKey {
   id: number;
   key: string;
-  display_prefix: string;
-  company_id: number;
   mode: KeyMode;
   scopes: Scope[];
   expires_at: string;
+  company_id: number;
+  display_prefix: string;
 }
 
 export function parseScopes(scopes: readonly string[] | undefined): Scope[] {
@@ -93,11 +85,11 @@ export async function createApiKey(db: Database, input: CreateApiKeyInput): Prom
   return {
     id: row.id,
     key,
-    display_prefix: displayPrefix,
-    company_id: row.companyId,
     mode,
     scopes,
     expires_at: row.expiresAt.toISOString(),
+    company_id: row.companyId,
+    display_prefix: displayPrefix,
   };
 }
 

@@ -149,18 +149,7 @@ export const operations = {
       scopes: scopesArg(raw),
       days: daysArg(raw),
     }),
-    run: async ({ db }, args) => {
-      const key = await createApiKey(db, args);
-      return {
-        id: key.id,
-        key: key.key,
-        mode: key.mode,
-        scopes: key.scopes,
-        expires_at: key.expires_at,
-        company_id: key.company_id,
-        display_prefix: key.display_prefix,
-      };
-    },
+    run: ({ db }, args) => createApiKey(db, args),
   }),
   'keys.list': define({
     parse: (raw) => ({ companyId: idArg(raw, 'company', 'company') }),

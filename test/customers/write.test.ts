@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGlobalCustomer } from '../../src/operations/global-customers.js';
-import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
+import {
+  api,
+  createTenant,
+  newIdempotencyKey,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+} from '../helpers/context.js';
 
-let counter = 0;
-const newKey = () => `test-key-${Date.now()}-${counter++}`;
+const newKey = () => newIdempotencyKey('customer-test');
 
 describe('customers: writes', () => {
   let ctx: TestContext;

@@ -70,6 +70,12 @@ export async function createTenant(
   return { companyId: company.id, key: apiKey.key, apiKey };
 }
 
+let keyCounter = 0;
+/** A fresh Idempotency-Key, unique within the run. */
+export function newIdempotencyKey(prefix = 'test'): string {
+  return `${prefix}-${process.pid}-${Date.now()}-${keyCounter++}`;
+}
+
 export interface ApiRequest {
   key?: string | null;
   body?: unknown;

@@ -1,10 +1,16 @@
 // One 422 names every problem of a body: schema failures and the route's own rules together.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTax } from '../../src/operations/taxes.js';
-import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
+import {
+  api,
+  createTenant,
+  newIdempotencyKey,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+} from '../helpers/context.js';
 
-let counter = 0;
-const key = () => `body-rules-${counter++}-${Date.now()}`;
+const key = () => newIdempotencyKey('body-rules');
 
 describe('schema errors and own rules in one answer', () => {
   let ctx: TestContext;

@@ -7,10 +7,9 @@ import type { App } from '../../src/app.js';
 import type { Database } from '../../src/db/client.js';
 import { products } from '../../src/db/schema.js';
 import { createTax } from '../../src/operations/taxes.js';
-import { api, type Tenant } from '../helpers/context.js';
+import { api, newIdempotencyKey, type Tenant } from '../helpers/context.js';
 
-let counter = 0;
-export const newKey = () => `inv-test-${Date.now()}-${counter++}`;
+export const newKey = () => newIdempotencyKey('inv-test');
 
 export interface ProductFixture {
   name: string;

@@ -1,10 +1,9 @@
 // Shared fixtures of the product tests: products are created through the API, as partners do.
 import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
-import { api, type Tenant } from '../helpers/context.js';
+import { api, newIdempotencyKey, type Tenant } from '../helpers/context.js';
 
-let counter = 0;
-export const newKey = () => `product-test-${process.pid}-${Date.now()}-${counter++}`;
+export const newKey = () => newIdempotencyKey('product-test');
 
 /** The exact keys of a product resource (contract 2.2). */
 export const PRODUCT_KEYS = [

@@ -125,6 +125,16 @@ describe('request pipeline', () => {
       403,
       'test_mode_read_only',
     );
+    // No sandbox: a test key reads the company's real data, exactly what a live key reads.
+    const created = await api(ctx.app, 'POST', '/customers', {
+      key: tenant.key,
+      idempotencyKey: 'real-data-0001',
+      body: { name: 'Cliente Real' },
+    });
+    expect(created.statusCode).toBe(201);
+    const viaTest = await api(ctx.app, 'GET', `/customers/${created.json().data.id}`, { key: test.key });
+    expect(viaTest.statusCode).toBe(200);
+    expect(viaTest.json()).toEqual(created.json());
   });
 
   it('names the missing scope', async () => {

@@ -9,16 +9,12 @@ import { customerRoutes } from './customers/routes.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { storageTargetOf } from './db/target.js';
-import { registerBodyParsers } from './http/body.js';
-import { registerBodyRules } from './http/body-rules.js';
 import { registerErrorHandler } from './http/error-handler.js';
-import { registerIdempotency } from './http/idempotency.js';
-import { registerRequestPipeline } from './http/pipeline.js';
+import { pruneExpiredKeys } from './http/idempotency.js';
+import { installPipeline } from './http/pipeline.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
-import { registerTargetChecks } from './http/target.js';
-import { invoiceRoutes } from './invoices/routes.js';
-import './http/types.js';
 import { bodyAjv, queryAjv } from './http/validation.js';
+import { invoiceRoutes } from './invoices/routes.js';
 import { registerOpenApi } from './openapi.js';
 import { paymentRoutes } from './payments/routes.js';
 import { pingRoutes } from './ping/routes.js';
@@ -71,20 +67,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
   );
-  // Every response, success or error, of any route carries the request id.
+  // Step 2 of the order of checks: every response, success or error, of any route (also the
+  // framework's 404) carries the request id. Steps 3 to 10 are src/http/pipeline.ts.
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
   registerErrorHandler(app);
   await registerOpenApi(app);
+  pruneExpiredKeys(app);
 
   await app.register(
     async (api) => {
-      registerBodyParsers(api);
-      registerRequestPipeline(api);
-      registerIdempotency(api);
-      registerTargetChecks(api);
-      registerBodyRules(api);
+      installPipeline(api);
       await api.register(pingRoutes);
       await api.register(customerRoutes);
       await api.register(productRoutes);

@@ -1,25 +1,27 @@
 // The one place that knows the contract's 15 error codes, their HTTP status and default texts.
-// Everything else throws `ApiError`; the error handler turns it into the envelope.
+// Everything else throws `ApiError` with a wire code (`new ApiError('test_mode_read_only')`), so a
+// grep for a code lands on the place that decides it; the error handler turns it into the envelope.
 import { Type } from 'typebox';
 
-export const ErrorCode = {
-  InvalidApiKey: 'invalid_api_key',
-  ApiKeyExpired: 'api_key_expired',
-  ApiKeyRevoked: 'api_key_revoked',
-  PartnerApiDisabled: 'partner_api_disabled',
-  BrowserUseForbidden: 'browser_use_forbidden',
-  TestModeReadOnly: 'test_mode_read_only',
-  InsufficientScope: 'insufficient_scope',
-  ResourceNotFound: 'resource_not_found',
-  InvalidQueryParameter: 'invalid_query_parameter',
-  ValidationFailed: 'validation_failed',
-  IdempotencyKeyRequired: 'idempotency_key_required',
-  IdempotencyKeyInvalid: 'idempotency_key_invalid',
-  IdempotencyRequestInFlight: 'idempotency_request_in_flight',
-  IdempotencyKeyReuse: 'idempotency_key_reuse',
-  RateLimitExceeded: 'rate_limit_exceeded',
-} as const;
-export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+/** The contract's 15 error codes, exactly as they travel on the wire. */
+export const ERROR_CODES = [
+  'invalid_api_key',
+  'api_key_expired',
+  'api_key_revoked',
+  'partner_api_disabled',
+  'browser_use_forbidden',
+  'test_mode_read_only',
+  'insufficient_scope',
+  'resource_not_found',
+  'invalid_query_parameter',
+  'validation_failed',
+  'idempotency_key_required',
+  'idempotency_key_invalid',
+  'idempotency_request_in_flight',
+  'idempotency_key_reuse',
+  'rate_limit_exceeded',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 interface ErrorDefinition {
   status: number;
@@ -105,10 +107,6 @@ const DEFINITIONS: Record<ErrorCode, ErrorDefinition> = {
   },
 };
 
-export function statusOf(code: ErrorCode): number {
-  return DEFINITIONS[code].status;
-}
-
 export type FieldErrors = Record<string, string[]>;
 
 export interface ApiErrorOptions {
@@ -140,11 +138,11 @@ export class ApiError extends Error {
 }
 
 export function validationFailed(errors: FieldErrors): ApiError {
-  return new ApiError(ErrorCode.ValidationFailed, { errors });
+  return new ApiError('validation_failed', { errors });
 }
 
 export function notFound(): ApiError {
-  return new ApiError(ErrorCode.ResourceNotFound);
+  return new ApiError('resource_not_found');
 }
 
 /** Adds a message for a field path to a FieldErrors map. */
@@ -182,7 +180,7 @@ export function envelopeOf(error: ApiError, docsUrl: string, requestId: string):
 export const ErrorEnvelopeSchema = Type.Object(
   {
     error: Type.Object({
-      code: Type.Union(Object.values(ErrorCode).map((code) => Type.Literal(code))),
+      code: Type.Union(ERROR_CODES.map((code) => Type.Literal(code))),
       message: Type.String(),
       hint: Type.String(),
       doc_url: Type.String(),

@@ -24,6 +24,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
       security: [{ bearerAuth: [] }],
     },
+    // A schema with an $id (Customer, Invoice, ErrorEnvelope...) is a named component.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, index) =>
+        typeof json.$id === 'string' ? json.$id : `def-${index}`,
+    },
     // Paths are documented relative to the server URL above.
     transform: ({ schema, url }) => ({
       schema,

@@ -2,8 +2,8 @@
 // operation of the shared table (src/operations/index.ts) it runs, and how its result reads as text.
 // Nothing here touches the database, so `--help` and usage errors stay fast.
 import type { ParseArgsConfig } from 'node:util';
+import { SCOPES } from '../keys/scopes.js';
 import type { OperationName } from '../operations/index.js';
-import { SCOPES } from '../operations/scopes.js';
 import { asRow, details, field, type Row, table } from './output.js';
 
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;

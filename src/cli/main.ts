@@ -3,7 +3,7 @@
 // failed (message on stderr), 2 wrong usage. Heavy modules (database drivers, the HTTP server) are
 // loaded only once a command really runs, so --help and usage errors answer at once.
 import { parseArgs } from 'node:util';
-import { type Config, ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
 import { OperationError } from '../operations/errors.js';
 import { AdminServerFailure } from './admin-socket.js';
 import {
@@ -19,6 +19,7 @@ import {
   SERVE_HELP,
   usageLine,
 } from './commands.js';
+import { apiBaseUrl } from './urls.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -69,11 +70,6 @@ function parseFlags(
   }
 }
 
-function apiBaseUrl(config: Config): string {
-  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '[::1]' : config.host;
-  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${config.port}/api/v1/partner`;
-}
-
 async function runCommand(command: Command, args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags(args, command.options, command.name);
   const expected = command.positional ? 1 : 0;
@@ -97,12 +93,12 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
     Object.entries(command.args(values, positionals[0])).filter(([, value]) => value !== undefined),
   );
   const result = await runOperation(config, command.operation, operationArgs);
+  const baseUrl = apiBaseUrl(config.host, config.port);
   if (values.json) {
-    const decorated =
-      command.name === 'demo' ? { ...(result as object), api_base_url: apiBaseUrl(config) } : result;
+    const decorated = command.name === 'demo' ? { ...(result as object), api_base_url: baseUrl } : result;
     io.out(JSON.stringify(decorated, null, 2));
   } else {
-    io.out(command.text(result, { apiBaseUrl: apiBaseUrl(config) }));
+    io.out(command.text(result, { apiBaseUrl: baseUrl }));
   }
   return EXIT_OK;
 }

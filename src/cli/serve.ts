@@ -13,6 +13,7 @@ import { type RunningServer, startServer } from '../server.js';
 import { type AdminServer, startAdminServer } from './admin-socket.js';
 import { curlLine } from './commands.js';
 import { type DataDirLock, describeOwner, tryAcquireLock } from './lock.js';
+import { apiBaseUrl, publicBaseUrl } from './urls.js';
 
 const LOCK_WAIT_MS = 30_000;
 
@@ -35,12 +36,6 @@ async function lockForServer(dataDir: string): Promise<DataDirLock> {
     }
     await sleep(200);
   }
-}
-
-/** The address people use in examples: a wildcard host is reached through the loopback. */
-function publicBaseUrl(host: string, port: number): string {
-  const shown = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host;
-  return `http://${shown.includes(':') && !shown.startsWith('[') ? `[${shown}]` : shown}:${port}`;
 }
 
 interface DemoResult {
@@ -99,12 +94,12 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     const address = running.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = publicBaseUrl(config.host, port);
-    const apiBaseUrl = `${baseUrl}/api/v1/partner`;
+    const apiUrl = apiBaseUrl(config.host, port);
     if (options.json) {
       process.stdout.write(
         `${JSON.stringify({
           url: baseUrl,
-          api_base_url: apiBaseUrl,
+          api_base_url: apiUrl,
           pid: process.pid,
           storage: handle.description,
           admin_socket: admin?.path ?? null,
@@ -114,7 +109,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       return;
     }
     const lines = [
-      `  Partner API v1 listening on ${apiBaseUrl}`,
+      `  Partner API v1 listening on ${apiUrl}`,
       `  Storage: ${handle.description}${admin ? ` (admin socket ${admin.path})` : ''}`,
       '',
     ];
@@ -126,7 +121,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
         '  These keys are shown only now: store them.',
         '',
         '  Try it:',
-        `    ${curlLine(demo.live_key.key, apiBaseUrl)}`,
+        `    ${curlLine(demo.live_key.key, apiUrl)}`,
       );
     } else {
       lines.push(
@@ -135,7 +130,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
         '    bin/invoicing companies enable-api ID',
         '    bin/invoicing keys create --company ID --mode live --scopes all',
         '  then:',
-        `    ${curlLine('<key>', apiBaseUrl)}`,
+        `    ${curlLine('<key>', apiUrl)}`,
       );
     }
     process.stdout.write(banner(lines));

@@ -1,11 +1,11 @@
-// Data access for customers. Every function takes the company id: a company sees its own
-// customers and the global ones (company_id null), and nothing else.
+// Reads of customers, as resources. A company sees its own customers and the global ones
+// (company_id null), and nothing else.
 import { and, count, eq, gte, isNull, or, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
-import type { Database } from '../db/client.js';
+import type { RequestContext } from '../context.js';
+import { instantOf, orderByOf, type Page, type PageRequest, paginate, searchCondition } from '../db/lists.js';
 import { customers } from '../db/schema.js';
-import { formatTimestamp } from '../http/format.js';
-import { instantOf, orderByOf, type PageRequest, searchCondition } from '../http/list-query.js';
+import { formatTimestamp } from '../format.js';
 import type { CustomerListQuery, CustomerSchema } from './schemas.js';
 
 export type CustomerRow = typeof customers.$inferSelect;
@@ -31,12 +31,10 @@ export function toCustomerResource(row: CustomerRow, timeZone: string): Customer
 }
 
 export async function listCustomers(
-  db: Database,
-  companyId: number,
+  { db, companyId, timeZone }: RequestContext,
   query: Static<typeof CustomerListQuery>,
   page: PageRequest,
-  timeZone: string,
-): Promise<{ rows: CustomerRow[]; total: number }> {
+): Promise<Page<CustomerResource>> {
   const conditions: SQL[] = [visibleTo(companyId)];
   if (query.search) {
     conditions.push(
@@ -47,37 +45,41 @@ export async function listCustomers(
   if (query.updated_since)
     conditions.push(gte(customers.updatedAt, instantOf(query.updated_since, timeZone)));
   const where = and(...conditions);
+  const orderBy = orderByOf(
+    query,
+    { name: customers.name, created_at: customers.createdAt, updated_at: customers.updatedAt },
+    customers.id,
+    { sort: 'created_at', order: 'desc' },
+  );
 
-  const [rows, totals] = await Promise.all([
-    db
-      .select()
-      .from(customers)
-      .where(where)
-      .orderBy(
-        ...orderByOf(
-          query,
-          { name: customers.name, created_at: customers.createdAt, updated_at: customers.updatedAt },
-          customers.id,
-          { sort: 'created_at', order: 'desc' },
-        ),
-      )
-      .limit(page.perPage)
-      .offset(page.offset),
-    db.select({ total: count() }).from(customers).where(where),
-  ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  return paginate(page, {
+    rows: async (limit, offset) => {
+      const rows = await db
+        .select()
+        .from(customers)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(limit)
+        .offset(offset);
+      return rows.map((row) => toCustomerResource(row, timeZone));
+    },
+    total: async () => (await db.select({ total: count() }).from(customers).where(where))[0]?.total ?? 0,
+  });
 }
 
-export async function findCustomer(db: Database, companyId: number, id: number): Promise<CustomerRow | null> {
+export async function findCustomer(
+  { db, companyId, timeZone }: RequestContext,
+  id: number,
+): Promise<CustomerResource | null> {
   const [row] = await db
     .select()
     .from(customers)
     .where(and(eq(customers.id, id), visibleTo(companyId)));
-  return row ?? null;
+  return row ? toCustomerResource(row, timeZone) : null;
 }
 
 /** Customers of the company plus global ones: what `customers_visible` of /ping counts. */
-export async function countVisibleCustomers(db: Database, companyId: number): Promise<number> {
+export async function countVisibleCustomers({ db, companyId }: RequestContext): Promise<number> {
   const [row] = await db.select({ total: count() }).from(customers).where(visibleTo(companyId));
   return row?.total ?? 0;
 }

@@ -2,12 +2,11 @@
 // database's unique index enforces it, so two concurrent requests cannot both pass.
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
-import type { Database } from '../db/client.js';
+import type { RequestContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { customers } from '../db/schema.js';
-import type { FieldErrors } from '../errors.js';
-import { validationFailed } from '../errors.js';
-import type { CustomerRow } from './repository.js';
+import { type FieldErrors, validationFailed } from '../errors.js';
+import { type CustomerResource, toCustomerResource } from './repository.js';
 import type { CustomerCreateBody, CustomerUpdateBody } from './schemas.js';
 
 const EMAIL_TAKEN = 'Já existe um cliente desta empresa com este e-mail.';
@@ -35,10 +34,9 @@ async function refusingDuplicateEmail<T>(write: () => Promise<T>): Promise<T> {
 }
 
 export async function createCustomer(
-  db: Database,
-  companyId: number,
+  { db, companyId, timeZone }: RequestContext,
   input: Static<typeof CustomerCreateBody>,
-): Promise<CustomerRow> {
+): Promise<CustomerResource> {
   const [row] = await refusingDuplicateEmail(() =>
     db
       .insert(customers)
@@ -46,11 +44,11 @@ export async function createCustomer(
       .returning(),
   );
   if (!row) throw new Error('insert returned no row');
-  return row;
+  return toCustomerResource(row, timeZone);
 }
 
 /** Whether the id is a customer the company may change (its own; global ones are not). */
-export async function isOwnCustomer(db: Database, companyId: number, id: number): Promise<boolean> {
+export async function isOwnCustomer({ db, companyId }: RequestContext, id: number): Promise<boolean> {
   const [row] = await db
     .select({ id: customers.id })
     .from(customers)
@@ -60,34 +58,31 @@ export async function isOwnCustomer(db: Database, companyId: number, id: number)
 
 /** Changes only the fields sent; null if the id is not one of the company's own customers. */
 export async function updateCustomer(
-  db: Database,
-  companyId: number,
+  { db, companyId, timeZone }: RequestContext,
   id: number,
   input: Static<typeof CustomerUpdateBody>,
-): Promise<CustomerRow | null> {
+): Promise<CustomerResource | null> {
   const own = and(eq(customers.id, id), eq(customers.companyId, companyId));
   const columns = columnsOf(input);
-  if (Object.keys(columns).length === 0) {
-    const [row] = await db.select().from(customers).where(own);
-    return row ?? null;
-  }
-  const [row] = await refusingDuplicateEmail(() =>
-    db
-      .update(customers)
-      .set({ ...columns, updatedAt: sql`now()` })
-      .where(own)
-      .returning(),
-  );
-  return row ?? null;
+  const [row] =
+    Object.keys(columns).length === 0
+      ? await db.select().from(customers).where(own)
+      : await refusingDuplicateEmail(() =>
+          db
+            .update(customers)
+            .set({ ...columns, updatedAt: sql`now()` })
+            .where(own)
+            .returning(),
+        );
+  return row ? toCustomerResource(row, timeZone) : null;
 }
 
 /**
- * The own rule judged on a body whose schema failed (src/http/body-rules.ts), so that one 422
+ * The own rule judged on a body whose schema failed (src/http/input-checks.ts), so that one 422
  * names every problem: an e-mail another customer of the company already has.
  */
 export async function customerBodyProblems(
-  db: Database,
-  companyId: number,
+  { db, companyId }: RequestContext,
   body: unknown,
   id: number | null,
 ): Promise<FieldErrors> {

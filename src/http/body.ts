@@ -1,12 +1,10 @@
 // Bodies are read as text so idempotency can compare the raw bytes. A body that is not JSON
 // (malformed, empty, another content type) is not refused here: the refusal is a
-// `validation_failed` that comes after the idempotency step, in the order of decisions.md.
+// `validation_failed` at step 10, after the idempotency step, in the order of decisions.md.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError } from '../errors.js';
 
 export function registerBodyParsers(app: FastifyInstance): void {
-  app.decorateRequest('rawBody', undefined);
-  app.decorateRequest('bodyProblem', undefined);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
@@ -25,13 +23,13 @@ export function registerBodyParsers(app: FastifyInstance): void {
   });
 }
 
-/** Step 10 of the pipeline for bodies that could not be read at all. */
+/** A write's body must at least be readable JSON before its schema is judged. */
 export function assertReadableBody(request: FastifyRequest): void {
   if (request.bodyProblem !== undefined) {
-    throw new ApiError(ErrorCode.ValidationFailed, { errors: { body: [request.bodyProblem] } });
+    throw new ApiError('validation_failed', { errors: { body: [request.bodyProblem] } });
   }
   if (request.rawBody === undefined) {
-    throw new ApiError(ErrorCode.ValidationFailed, {
+    throw new ApiError('validation_failed', {
       errors: { body: ['O corpo do pedido é obrigatório (JSON, Content-Type: application/json).'] },
     });
   }

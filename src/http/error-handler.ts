@@ -2,7 +2,7 @@
 // validation_failed / invalid_query_parameter; unreadable bodies -> validation_failed;
 // anything else -> the framework's generic 500, logged, with nothing of its internals.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ErrorCode, envelopeOf } from '../errors.js';
+import { ApiError, envelopeOf } from '../errors.js';
 import { bodyValidationError, queryValidationError } from './validation.js';
 
 const UNREADABLE_BODY: Record<string, string> = {
@@ -21,7 +21,7 @@ function toApiError(error: FastifyError): ApiError | null {
       : queryValidationError(error.validation);
   }
   const unreadable = error.code ? UNREADABLE_BODY[error.code] : undefined;
-  if (unreadable) return new ApiError(ErrorCode.ValidationFailed, { errors: { body: [unreadable] } });
+  if (unreadable) return new ApiError('validation_failed', { errors: { body: [unreadable] } });
   return null;
 }
 

@@ -1,9 +1,11 @@
 // Idempotency of every POST and PUT (contract sections 4, 7, 8; decisions.md "Idempotency").
 //
-// 1. onRequest (after authentication and scope): the Idempotency-Key header must be there and valid.
-// 2. preValidation: an earlier request with the same key answers first: a different request
-//    (method, path or raw body bytes) -> 409 reuse; a finished one -> its stored answer replayed;
-//    one still running -> 409 in flight. Only then come the path id and the body (step 10).
+// Step 9 of the pipeline (src/http/pipeline.ts), in two parts:
+// 1. `requireIdempotencyKey` (onRequest, after the scope): the header must be there and valid.
+// 2. `replayOrRefuseDuplicate` (preValidation, once the raw body is read): an earlier request with
+//    the same key answers first: a different request (method, path or raw body bytes) -> 409
+//    reuse; a finished one -> its stored answer replayed; one still running -> 409 in flight.
+//    Only then come the path id and the body (step 10).
 // 3. In the handler, `runIdempotentWrite` claims the key in its own committed statement, then
 //    runs the business write and stores the response in ONE transaction that also holds the
 //    claim's row lock. A claim whose holder died (its transaction aborted with it) is taken over
@@ -11,11 +13,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { inTransaction, type RequestContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import { idempotencyKeys } from '../db/schema.js';
-import { ApiError, ErrorCode, envelopeOf } from '../errors.js';
-import { isWriteMethod } from './pipeline.js';
-import { authOf } from './types.js';
+import { ApiError, envelopeOf } from '../errors.js';
+import { callerOf, contextOf, isWriteMethod } from './request-state.js';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{8,191}$/;
 const RETENTION = sql`interval '24 hours'`;
@@ -28,13 +30,6 @@ export interface WriteResult {
   body: unknown;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set on POST/PUT once the header is checked: the key and the fingerprint of the request. */
-    idempotency: { key: string; requestHash: string } | null;
-  }
-}
-
 function requestHashOf(request: FastifyRequest): string {
   return createHash('sha256')
     .update(`${request.method} ${request.url}\n`)
@@ -43,7 +38,7 @@ function requestHashOf(request: FastifyRequest): string {
 }
 
 function inFlight(): ApiError {
-  return new ApiError(ErrorCode.IdempotencyRequestInFlight, {
+  return new ApiError('idempotency_request_in_flight', {
     headers: { 'Retry-After': IN_FLIGHT_RETRY_AFTER_SECONDS },
   });
 }
@@ -70,7 +65,7 @@ type FoundRecord = IdempotencyRecord & { expired: boolean; stale: boolean };
  */
 function verdictOn(record: FoundRecord, requestHash: string): ApiError | 'replay' | null {
   if (record.expired) return null;
-  if (record.requestHash !== requestHash) return new ApiError(ErrorCode.IdempotencyKeyReuse);
+  if (record.requestHash !== requestHash) return new ApiError('idempotency_key_reuse');
   if (record.state === 'completed') return 'replay';
   return record.stale ? null : inFlight();
 }
@@ -92,34 +87,39 @@ async function findRecord(
   return record ? { ...record.record, expired: record.expired, stale: record.stale } : null;
 }
 
-export function registerIdempotency(app: FastifyInstance): void {
-  app.decorateRequest('idempotency', null);
+/** Step 9, first part: every POST and PUT carries a valid Idempotency-Key. */
+export async function requireIdempotencyKey(request: FastifyRequest): Promise<void> {
+  if (!isWriteMethod(request.method)) return;
+  const header = request.headers['idempotency-key'];
+  if (header === undefined || header === '') throw new ApiError('idempotency_key_required');
+  if (typeof header !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(header)) {
+    throw new ApiError('idempotency_key_invalid');
+  }
+  request.idempotency = { key: header, requestHash: '' };
+}
 
-  app.addHook('onRequest', async (request) => {
-    if (!isWriteMethod(request.method)) return;
-    const header = request.headers['idempotency-key'];
-    if (header === undefined || header === '') throw new ApiError(ErrorCode.IdempotencyKeyRequired);
-    if (typeof header !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(header)) {
-      throw new ApiError(ErrorCode.IdempotencyKeyInvalid);
-    }
-    request.idempotency = { key: header, requestHash: '' };
-  });
+/** Step 9, second part: an earlier request with the same key answers before anything else is checked. */
+export async function replayOrRefuseDuplicate(
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
+  if (!request.idempotency) return;
+  const { db, config } = request.server;
+  request.idempotency.requestHash = requestHashOf(request);
+  const record = await findRecord(
+    db,
+    callerOf(request).apiKeyId,
+    request.idempotency.key,
+    config.idempotencyLockTimeoutSeconds,
+  );
+  const verdict = record ? verdictOn(record, request.idempotency.requestHash) : null;
+  // Returning the reply tells Fastify the answer is sent: no later step runs.
+  if (verdict === 'replay' && record) return replay(reply, record);
+  if (verdict) throw verdict;
+}
 
-  app.addHook('preValidation', async (request, reply) => {
-    if (!request.idempotency) return;
-    request.idempotency.requestHash = requestHashOf(request);
-    const record = await findRecord(
-      app.db,
-      authOf(request).apiKeyId,
-      request.idempotency.key,
-      app.config.idempotencyLockTimeoutSeconds,
-    );
-    const verdict = record ? verdictOn(record, request.idempotency.requestHash) : null;
-    if (verdict === 'replay' && record) return replay(reply, record);
-    if (verdict) throw verdict;
-  });
-
-  // Expired keys are free again at once (the claim overwrites them); this only reclaims space.
+/** Expired keys are free again at once (the claim overwrites them); this only reclaims space. */
+export function pruneExpiredKeys(app: FastifyInstance): void {
   const prune = setInterval(
     () => {
       app.db
@@ -139,7 +139,7 @@ async function claim(
   request: FastifyRequest,
   lockTimeoutSeconds: number,
 ): Promise<{ id: number; holder: string } | ApiError | { replay: IdempotencyRecord }> {
-  const auth = authOf(request);
+  const auth = callerOf(request);
   const { key, requestHash } = request.idempotency!;
   const holder = randomBytes(16).toString('hex');
   const [claimed] = await db
@@ -200,19 +200,23 @@ async function complete(
 class LostClaim extends Error {}
 
 /**
- * Runs a write exactly once per (API key, Idempotency-Key): `work` gets a transaction in which
- * it must do all its writes; its result is serialized by the route's response schema, stored
- * in the same transaction, and sent.
+ * Runs a write exactly once per (API key, Idempotency-Key): `work` gets the request context bound
+ * to a transaction in which it must do all its writes; its result is serialized by the route's
+ * response schema, stored in the same transaction, and sent (the promise resolves once the
+ * answer is on its way, so a handler simply awaits it).
  */
 export async function runIdempotentWrite(
-  app: FastifyInstance,
   request: FastifyRequest,
   reply: FastifyReply,
-  work: (tx: Database) => Promise<WriteResult>,
-): Promise<FastifyReply> {
+  work: (context: RequestContext) => Promise<WriteResult>,
+): Promise<void> {
+  const app = request.server;
   const claimed = await claim(app.db, request, app.config.idempotencyLockTimeoutSeconds);
   if (claimed instanceof ApiError) throw claimed;
-  if ('replay' in claimed) return replay(reply, claimed.replay);
+  if ('replay' in claimed) {
+    replay(reply, claimed.replay);
+    return;
+  }
   const { id, holder } = claimed;
 
   try {
@@ -224,20 +228,22 @@ export async function runIdempotentWrite(
         .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.holder, holder)))
         .returning({ id: idempotencyKeys.id });
       if (!held) throw new LostClaim();
-      const result = await work(tx);
+      const result = await work(inTransaction(contextOf(request), tx));
       reply.code(result.status);
       const serialized = reply.serialize(result.body) as string;
       if (!(await complete(tx, id, holder, result.status, serialized))) throw new LostClaim();
       return serialized;
     });
-    return sendStored(reply, reply.statusCode, text);
+    sendStored(reply, reply.statusCode, text);
+    return;
   } catch (error) {
     if (error instanceof LostClaim) throw inFlight();
     if (error instanceof ApiError && error.statusCode !== 422) {
       // A completed refusal (e.g. 404 for a foreign customer_id) is stored and replayed like any answer.
       const text = JSON.stringify(envelopeOf(error, app.config.docsUrl, String(request.id)));
       if (await complete(app.db, id, holder, error.statusCode, text)) {
-        return sendStored(reply.headers(error.headers), error.statusCode, text);
+        sendStored(reply.headers(error.headers), error.statusCode, text);
+        return;
       }
       throw error;
     }

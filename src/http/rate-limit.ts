@@ -14,7 +14,7 @@
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config, RateLimitConfig } from '../config.js';
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError } from '../errors.js';
 
 export interface KeyUsage {
   apiKeyId: number;
@@ -281,7 +281,7 @@ function refusal(outcomes: Outcome[]): ApiError {
   const refused = outcomes
     .filter((outcome) => outcome.refused)
     .reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
-  return new ApiError(ErrorCode.RateLimitExceeded, {
+  return new ApiError('rate_limit_exceeded', {
     headers: { 'Retry-After': String(retryAfter), ...limitHeaders(refused) },
   });
 }

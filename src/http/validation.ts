@@ -4,7 +4,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
-import { ApiError, addFieldError, ErrorCode, type FieldErrors } from '../errors.js';
+import { ApiError, addFieldError, type FieldErrors } from '../errors.js';
 import { isCalendarDate } from '../values.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -90,7 +90,7 @@ function bodyErrorMessage(error: ErrorObject | FastifySchemaValidationError): st
   }
 }
 
-type SchemaError = ErrorObject | FastifySchemaValidationError;
+export type SchemaError = ErrorObject | FastifySchemaValidationError;
 
 /** Ajv errors of a body -> every problem keyed by its dotted path. */
 export function bodyFieldErrors(errors: readonly SchemaError[]): FieldErrors {
@@ -101,7 +101,7 @@ export function bodyFieldErrors(errors: readonly SchemaError[]): FieldErrors {
 
 /** Ajv errors of a body -> `validation_failed`. */
 export function bodyValidationError(errors: readonly SchemaError[]): ApiError {
-  return new ApiError(ErrorCode.ValidationFailed, { errors: bodyFieldErrors(errors) });
+  return new ApiError('validation_failed', { errors: bodyFieldErrors(errors) });
 }
 
 /** First Ajv error of a query string -> `invalid_query_parameter`, its hint listing the valid values. */
@@ -117,7 +117,7 @@ export function queryValidationError(
   const hint = schema.enum
     ? `Valores válidos para "${name}": ${schema.enum.join(', ')}.`
     : (schema.description ?? 'Corrija o parâmetro indicado.');
-  return new ApiError(ErrorCode.InvalidQueryParameter, {
+  return new ApiError('invalid_query_parameter', {
     message: `O parâmetro de consulta "${name}" tem um valor inválido.`,
     hint,
   });

@@ -1,12 +1,14 @@
-// Reads of invoices. Every function takes the company id and sees only that company's invoices.
+// Reads of invoices, as resources. Every function sees only the company's own invoices.
 // The resource is built here from explicitly chosen columns: costs, accounting data and internal
 // ids (cost_total, unit_cost, created_by_api_key_id, company_id, tax_id of lines) never leave.
 import { and, asc, count, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
+import type { RequestContext } from '../context.js';
 import type { Database } from '../db/client.js';
+import { instantOf, orderByOf, type Page, type PageRequest, paginate } from '../db/lists.js';
 import { customers, invoiceItems, invoices } from '../db/schema.js';
-import { decimalNumber, formatMoney, formatTimestamp } from '../http/format.js';
-import { instantOf, orderByOf, type PageRequest } from '../http/list-query.js';
+import { decimalNumber, formatTimestamp } from '../format.js';
+import { formatMoney } from '../money.js';
 import type { InvoiceItemSchema, InvoiceListQuery, InvoiceSchema, InvoiceSummarySchema } from './schemas.js';
 
 export type InvoiceResource = Static<typeof InvoiceSchema>;
@@ -124,10 +126,8 @@ function withItems(summary: InvoiceSummaryResource, items: InvoiceItemResource[]
 
 /** One invoice of the company with its items, as GET /invoices/{id} and POST /invoices show it. */
 export async function findInvoice(
-  db: Database,
-  companyId: number,
+  { db, companyId, timeZone }: RequestContext,
   id: number,
-  timeZone: string,
 ): Promise<InvoiceResource | null> {
   const [row] = await selectInvoices(db).where(and(eq(invoices.id, id), eq(invoices.companyId, companyId)));
   if (!row) return null;
@@ -138,12 +138,10 @@ export async function findInvoice(
 }
 
 export async function listInvoices(
-  db: Database,
-  companyId: number,
+  { db, companyId, timeZone }: RequestContext,
   query: Static<typeof InvoiceListQuery>,
   page: PageRequest,
-  timeZone: string,
-): Promise<{ data: InvoiceSummaryResource[]; total: number }> {
+): Promise<Page<InvoiceSummaryResource>> {
   const conditions: SQL[] = [eq(invoices.companyId, companyId)];
   if (query.status) conditions.push(eq(invoices.status, query.status));
   if (query.customer_id !== undefined) conditions.push(eq(invoices.customerId, query.customer_id));
@@ -151,27 +149,28 @@ export async function listInvoices(
   if (query.date_to) conditions.push(lte(invoices.invoiceDate, query.date_to));
   if (query.updated_since) conditions.push(gte(invoices.updatedAt, instantOf(query.updated_since, timeZone)));
   const where = and(...conditions);
+  const orderBy = orderByOf(
+    query,
+    {
+      invoice_date: invoices.invoiceDate,
+      due_date: invoices.dueDate,
+      grand_total: invoices.grandTotal,
+      created_at: invoices.createdAt,
+      updated_at: invoices.updatedAt,
+    },
+    invoices.id,
+    { sort: 'invoice_date', order: 'desc' },
+  );
 
-  const [rows, totals] = await Promise.all([
-    selectInvoices(db)
-      .where(where)
-      .orderBy(
-        ...orderByOf(
-          query,
-          {
-            invoice_date: invoices.invoiceDate,
-            due_date: invoices.dueDate,
-            grand_total: invoices.grandTotal,
-            created_at: invoices.createdAt,
-            updated_at: invoices.updatedAt,
-          },
-          invoices.id,
-          { sort: 'invoice_date', order: 'desc' },
-        ),
-      )
-      .limit(page.perPage)
-      .offset(page.offset),
-    db.select({ total: count() }).from(invoices).where(where),
-  ]);
-  return { data: rows.map((row) => toSummaryResource(row, timeZone)), total: totals[0]?.total ?? 0 };
+  return paginate(page, {
+    rows: async (limit, offset) => {
+      const rows = await selectInvoices(db)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(limit)
+        .offset(offset);
+      return rows.map((row) => toSummaryResource(row, timeZone));
+    },
+    total: async () => (await db.select({ total: count() }).from(invoices).where(where))[0]?.total ?? 0,
+  });
 }

@@ -1,32 +1,28 @@
+// Routes of /invoices (contract section 4): reads, and the creation of drafts. The pipeline
+// (src/http/pipeline.ts) has checked everything before any handler here runs.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorEnvelopeSchema, notFound } from '../errors.js';
 import { runIdempotentWrite } from '../http/idempotency.js';
-import { pageRequest, paginationOf } from '../http/list-query.js';
-import { IdParams, parsePathId } from '../http/path-id.js';
-import { authOf } from '../http/types.js';
+import { pageRequest } from '../http/list-query.js';
+import { IdParams } from '../http/path-id.js';
+import { callerOf, contextOf, resourceIdOf } from '../http/request-state.js';
 import { findInvoice, listInvoices } from './repository.js';
 import { InvoiceCreateBody, InvoiceListQuery, InvoiceListResponse, InvoiceResponse } from './schemas.js';
 import { createDraftInvoice, invoiceBodyProblems } from './service.js';
 
 export const invoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const timeZone = app.config.timeZone;
-
   app.get(
     '/invoices',
     {
       config: { scope: 'invoices:read' },
       schema: {
+        operationId: 'listInvoices',
         tags: ['invoices'],
         querystring: InvoiceListQuery,
         response: { 200: InvoiceListResponse, '4xx': ErrorEnvelopeSchema },
       },
     },
-    async (request) => {
-      const { companyId } = authOf(request);
-      const page = pageRequest(request.query);
-      const { data, total } = await listInvoices(app.db, companyId, request.query, page, timeZone);
-      return { data, pagination: paginationOf(total, data.length, page) };
-    },
+    (request) => listInvoices(contextOf(request), request.query, pageRequest(request.query)),
   );
 
   app.get(
@@ -34,14 +30,14 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { scope: 'invoices:read' },
       schema: {
+        operationId: 'getInvoice',
         tags: ['invoices'],
         params: IdParams,
         response: { 200: InvoiceResponse, '4xx': ErrorEnvelopeSchema },
       },
     },
     async (request) => {
-      const { companyId } = authOf(request);
-      const invoice = await findInvoice(app.db, companyId, parsePathId(request.params.id), timeZone);
+      const invoice = await findInvoice(contextOf(request), resourceIdOf(request));
       if (!invoice) throw notFound();
       return { data: invoice };
     },
@@ -52,22 +48,21 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/invoices',
     {
       config: { scope: 'invoices:write', bodyRules: invoiceBodyProblems },
-      attachValidation: true,
       schema: {
+        operationId: 'createInvoice',
         tags: ['invoices'],
         body: InvoiceCreateBody,
         response: { 201: InvoiceResponse, '4xx': ErrorEnvelopeSchema },
       },
     },
-    async (request, reply) => {
-      const { companyId, apiKeyId } = authOf(request);
-      return runIdempotentWrite(app, request, reply, async (tx) => {
-        const { id } = await createDraftInvoice(tx, companyId, request.body, { apiKeyId });
+    (request, reply) =>
+      runIdempotentWrite(request, reply, async (context) => {
+        const { apiKeyId } = callerOf(request);
+        const { id } = await createDraftInvoice(context, request.body, { apiKeyId });
         // Read back exactly as GET /invoices/{id} does, so both bodies are the same bytes.
-        const invoice = await findInvoice(tx, companyId, id, timeZone);
+        const invoice = await findInvoice(context, id);
         if (!invoice) throw new Error(`invoice ${id} vanished inside its own transaction`);
         return { status: 201, body: { data: invoice } };
-      });
-    },
+      }),
   );
 };

@@ -15,7 +15,6 @@ import { MAX_INT32 } from '../values.js';
 export const INVOICE_SORTS = ['invoice_date', 'due_date', 'grand_total', 'created_at', 'updated_at'] as const;
 export const CURRENCIES = ['MZN', 'USD', 'ZAR'] as const;
 export const MAX_INVOICE_LINES = 200;
-/** Largest id a path or filter may carry (PostgreSQL integer). */
 
 export const InvoiceItemSchema = Type.Object(
   {

@@ -4,14 +4,16 @@
 // at once, keyed by its dotted path with zero-based line indexes.
 import { randomInt } from 'node:crypto';
 import { and, eq, inArray, isNull, or } from 'drizzle-orm';
+import { inTransaction, type RequestContext } from '../context.js';
 import { findCustomer } from '../customers/repository.js';
 import type { Database } from '../db/client.js';
 import { invoiceItems, invoices, products, taxes } from '../db/schema.js';
 import { addFieldError, type FieldErrors, notFound, validationFailed } from '../errors.js';
 import { bodyAjv, bodyValidationError } from '../http/validation.js';
+import { Decimal, decimalPlacesOf, MONEY_LIMIT, money } from '../money.js';
 import { isDatabaseId } from '../values.js';
 import { InvoiceCreateBody } from './schemas.js';
-import { Decimal, decimalPlacesOf, invoiceTotals, type LineTotals, lineTotals, money } from './totals.js';
+import { invoiceTotals, type LineTotals, lineTotals } from './totals.js';
 
 export type { InvoiceCreateBody } from './schemas.js';
 
@@ -28,8 +30,6 @@ export const EXCHANGE_RATE_PLACES = 'A taxa de câmbio deve ter no máximo 6 cas
 export const LINE_TOO_LARGE = 'O total da linha excede o valor máximo permitido.';
 export const INVOICE_TOO_LARGE = 'O total da factura excede o valor máximo permitido.';
 
-/** numeric(18,2): amounts must stay below 10^16. */
-const MONEY_LIMIT = new Decimal('1e16');
 const DRAFT_CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const DRAFT_CODE_ATTEMPTS = 10;
 
@@ -66,8 +66,7 @@ export async function insertWithDraftCode(
 
 /** The company's products (and names) and visible taxes (and rates) among the ids given. */
 async function lookupReferences(
-  db: Database,
-  companyId: number,
+  { db, companyId }: RequestContext,
   candidateProductIds: unknown[],
   candidateTaxIds: unknown[],
 ): Promise<{ productNames: Map<number, string>; taxRates: Map<number, string> }> {
@@ -115,15 +114,14 @@ interface Judgement {
  * the company may use, and few enough decimals; the due date may not come before the invoice
  * date. Takes any JSON: a field of the wrong type is the schema's to report.
  */
-async function judgeBody(db: Database, companyId: number, body: unknown): Promise<Judgement> {
+async function judgeBody(context: RequestContext, body: unknown): Promise<Judgement> {
   const errors: FieldErrors = {};
   const fields = isRecord(body) ? body : {};
   const lines = (Array.isArray(fields.items) ? fields.items : []).map((line) =>
     isRecord(line) ? line : null,
   );
   const { productNames, taxRates } = await lookupReferences(
-    db,
-    companyId,
+    context,
     lines.map((line) => line?.product_id),
     lines.map((line) => line?.tax_id),
   );
@@ -161,15 +159,11 @@ async function judgeBody(db: Database, companyId: number, body: unknown): Promis
 }
 
 /**
- * The own rules judged on a body whose schema failed (src/http/body-rules.ts), so that one 422
+ * The own rules judged on a body whose schema failed (src/http/input-checks.ts), so that one 422
  * names every problem.
  */
-export async function invoiceBodyProblems(
-  db: Database,
-  companyId: number,
-  body: unknown,
-): Promise<FieldErrors> {
-  return (await judgeBody(db, companyId, body)).errors;
+export async function invoiceBodyProblems(context: RequestContext, body: unknown): Promise<FieldErrors> {
+  return (await judgeBody(context, body)).errors;
 }
 
 interface CheckedLine {
@@ -184,12 +178,8 @@ interface CheckedLine {
 }
 
 /** The lines of a body that passed the schema, with their totals; throws every problem at once. */
-async function checkedLines(
-  db: Database,
-  companyId: number,
-  input: InvoiceCreateBody,
-): Promise<CheckedLine[]> {
-  const { errors, productNames, taxRates } = await judgeBody(db, companyId, input);
+async function checkedLines(context: RequestContext, input: InvoiceCreateBody): Promise<CheckedLine[]> {
+  const { errors, productNames, taxRates } = await judgeBody(context, input);
   const lines: CheckedLine[] = [];
   let grandTotal = new Decimal(0);
   input.items.forEach((line, index) => {
@@ -230,21 +220,20 @@ async function checkedLines(
  * that breaks a rule and `resource_not_found` (404) for a customer the company cannot see.
  */
 export async function createDraftInvoice(
-  db: Database,
-  companyId: number,
+  context: RequestContext,
   input: InvoiceCreateBody,
   options: { apiKeyId?: number } = {},
 ): Promise<{ id: number }> {
   if (!validateBody(input)) throw bodyValidationError(validateBody.errors ?? []);
-  return db.transaction(async (tx) => {
-    const lines = await checkedLines(tx, companyId, input);
-    const customer = isDatabaseId(input.customer_id)
-      ? await findCustomer(tx, companyId, input.customer_id)
-      : null;
+  const { companyId } = context;
+  return context.db.transaction(async (db) => {
+    const tx = inTransaction(context, db);
+    const lines = await checkedLines(tx, input);
+    const customer = isDatabaseId(input.customer_id) ? await findCustomer(tx, input.customer_id) : null;
     if (!customer) throw notFound();
 
     const totals = invoiceTotals(lines.map((line) => line.totals));
-    const id = await insertWithDraftCode(tx, {
+    const id = await insertWithDraftCode(db, {
       companyId,
       customerId: customer.id,
       status: 'draft',
@@ -267,7 +256,7 @@ export async function createDraftInvoice(
       remainingAmount: totals.remainingAmount,
       createdByApiKeyId: options.apiKeyId ?? null,
     });
-    await tx.insert(invoiceItems).values(
+    await db.insert(invoiceItems).values(
       lines.map((line, position) => ({
         companyId,
         invoiceId: id,

@@ -1,24 +1,7 @@
 // The arithmetic of a draft's totals, exactly as decisions.md states it ("Invoices: totals of a
-// draft"): exact decimals, each step rounded half away from zero to 2 places. Pure functions.
-import { Decimal as BaseDecimal } from 'decimal.js';
-
-/**
- * Enough significant digits that no product of a quantity (18,4) and a price (18,2) is ever
- * rounded before the explicit round2; ROUND_HALF_UP in decimal.js is half away from zero.
- */
-export const Decimal = BaseDecimal.clone({ precision: 64, rounding: BaseDecimal.ROUND_HALF_UP });
-export type Decimal = InstanceType<typeof Decimal>;
-type DecimalValue = string | number | Decimal;
-
-/** Half away from zero, to 2 places: 49.995 -> 50.00, -2.345 -> -2.35. */
-export function round2(value: DecimalValue): Decimal {
-  return new Decimal(value).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
-}
-
-/** A money amount as the API shows it: two places, e.g. "1250.00". */
-export function money(value: DecimalValue): string {
-  return new Decimal(value).toFixed(2, Decimal.ROUND_HALF_UP);
-}
+// draft"): exact decimals, each step rounded half away from zero to 2 places. Pure functions;
+// parsing, limits and formats of money are src/money.ts.
+import { Decimal, type DecimalValue, money, round2 } from '../money.js';
 
 export interface LineInput {
   quantity: DecimalValue;
@@ -87,9 +70,4 @@ export function invoiceTotals(lines: readonly LineTotals[]): InvoiceTotals {
     paidAmount: '0.00',
     remainingAmount: grandTotal,
   };
-}
-
-/** Number of decimal places a JSON number was written with (1.005 -> 3, 1e-7 -> 7). */
-export function decimalPlacesOf(value: number): number {
-  return new Decimal(value).decimalPlaces();
 }

@@ -1,31 +1,15 @@
-// API keys: generated here, shown once, stored only as a SHA-256 hash and a short display prefix.
-import { createHash, randomInt } from 'node:crypto';
-import { and, asc, eq, isNull, lt, or, sql } from 'drizzle-orm';
+// The operator's actions on API keys: create (the key is shown once), list (never the secret),
+// revoke. The key model itself (format, hash, lookup) is src/keys/.
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { apiKeys, companies } from '../db/schema.js';
+import { generateApiKey, type KeyMode } from '../keys/api-keys.js';
+import { SCOPES, type Scope } from '../keys/scopes.js';
 import { OperationError } from './errors.js';
-import { SCOPES, type Scope } from './scopes.js';
 
-export { SCOPES, type Scope };
+export { type KeyMode, SCOPES, type Scope };
 
-export type KeyMode = 'live' | 'test';
-
-const KEY_PREFIX: Record<KeyMode, string> = { live: 'svc_sk_live_', test: 'svc_sk_test_' };
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const SECRET_LENGTH = 40; // 40 base62 characters: about 238 bits of randomness.
-/** What a well-formed key looks like; anything else is refused before touching the database. */
-export const API_KEY_PATTERN = /^svc_sk_(live|test)_[A-Za-z0-9]{32,128}$/;
 export const MAX_KEY_DAYS = 365;
-
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
-
-function generateSecret(): string {
-  let secret = '';
-  for (let i = 0; i < SECRET_LENGTH; i++) secret += ALPHABET[randomInt(ALPHABET.length)];
-  return secret;
-}
 
 export interface CreateApiKeyInput {
   companyId: number;
@@ -68,15 +52,14 @@ export async function createApiKey(db: Database, input: CreateApiKeyInput): Prom
     .where(eq(companies.id, input.companyId));
   if (!company) throw new OperationError(`company ${input.companyId} does not exist`);
 
-  const key = KEY_PREFIX[mode] + generateSecret();
-  const displayPrefix = key.slice(0, KEY_PREFIX[mode].length + 4);
+  const { key, displayPrefix, secretHash } = generateApiKey(mode);
   const [row] = await db
     .insert(apiKeys)
     .values({
       companyId: input.companyId,
       mode,
       displayPrefix,
-      secretHash: hashApiKey(key),
+      secretHash,
       scopes,
       expiresAt: sql`now() + make_interval(days => ${days})`,
     })
@@ -133,50 +116,4 @@ export async function revokeApiKey(db: Database, keyId: number): Promise<{ id: n
     .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
   if (!row?.revokedAt) throw new OperationError(`API key ${keyId} does not exist`);
   return { id: row.id, revoked_at: row.revokedAt.toISOString() };
-}
-
-export interface AuthenticatedKey {
-  apiKeyId: number;
-  companyId: number;
-  companyName: string;
-  partnerApiEnabled: boolean;
-  mode: KeyMode;
-  scopes: string[];
-  expired: boolean;
-  revoked: boolean;
-  /** last_used_at is unset or over a minute old. */
-  needsTouch: boolean;
-}
-
-/** Looks a presented key up by its hash; null when no such key exists. */
-export async function findApiKey(db: Database, presentedKey: string): Promise<AuthenticatedKey | null> {
-  const [row] = await db
-    .select({
-      apiKeyId: apiKeys.id,
-      companyId: apiKeys.companyId,
-      companyName: companies.name,
-      partnerApiEnabled: companies.partnerApiEnabled,
-      mode: apiKeys.mode,
-      scopes: apiKeys.scopes,
-      expired: sql<boolean>`${apiKeys.expiresAt} <= now()`,
-      revoked: sql<boolean>`${apiKeys.revokedAt} is not null`,
-      needsTouch: sql<boolean>`${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsedAt} < now() - interval '1 minute'`,
-    })
-    .from(apiKeys)
-    .innerJoin(companies, eq(companies.id, apiKeys.companyId))
-    .where(eq(apiKeys.secretHash, hashApiKey(presentedKey)));
-  return row ?? null;
-}
-
-/** Records use at most once a minute per key, so reads do not turn into a write each. */
-export async function touchApiKey(db: Database, apiKeyId: number): Promise<void> {
-  await db
-    .update(apiKeys)
-    .set({ lastUsedAt: sql`now()` })
-    .where(
-      and(
-        eq(apiKeys.id, apiKeyId),
-        or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql`now() - interval '1 minute'`)),
-      ),
-    );
 }

@@ -14,7 +14,7 @@ import {
   products,
   stockMovements,
 } from '../db/schema.js';
-import { Decimal, money, round2 } from '../invoices/totals.js';
+import { Decimal, money, moneyFromText, round2 } from '../money.js';
 import { isCalendarDate, isDatabaseId } from '../values.js';
 import { requireCompany } from './companies.js';
 import { OperationError } from './errors.js';
@@ -41,7 +41,6 @@ export const MOVEMENT_KINDS = ['salary', 'supplier_payment'] as const;
 export type MovementKind = (typeof MOVEMENT_KINDS)[number];
 
 const ISSUED: readonly InvoiceStatus[] = ['unpaid', 'partially_paid', 'paid'];
-const MONEY_LIMIT = new Decimal('1e16');
 
 function requireId(value: number, what: string): number {
   if (!isDatabaseId(value)) {
@@ -52,14 +51,9 @@ function requireId(value: number, what: string): number {
 
 /** A positive amount with at most two decimals, e.g. "1500" or "1500.50" -> "1500.00". */
 export function parseAmount(raw: string): string {
-  const text = String(raw).trim();
-  if (!/^[0-9]+(\.[0-9]{1,2})?$/.test(text)) {
-    throw new OperationError(`amount must be a positive number with at most 2 decimals, got "${raw}"`);
-  }
-  const amount = new Decimal(text);
-  if (amount.lte(0)) throw new OperationError('amount must be greater than 0');
-  if (amount.gte(MONEY_LIMIT)) throw new OperationError('amount is too large');
-  return money(amount);
+  const amount = moneyFromText(String(raw));
+  if (typeof amount !== 'string') throw new OperationError(amount.problem);
+  return amount;
 }
 
 /** A real calendar date written YYYY-MM-DD. */
@@ -126,6 +120,22 @@ async function lockInvoice(db: Database, invoiceId: number) {
   return invoice;
 }
 
+/**
+ * Moves a product's stock by `quantity` (negative: out) for an invoice: one stock movement, and
+ * the product's running stock changed to match. Issuing and cancelling both go through here.
+ */
+async function moveStock(
+  db: Database,
+  movement: { companyId: number; productId: number; invoiceId: number; quantity: Decimal },
+): Promise<void> {
+  const quantity = movement.quantity.toFixed();
+  await db.insert(stockMovements).values({ ...movement, quantity });
+  await db
+    .update(products)
+    .set({ stock: sql`coalesce(${products.stock}, 0) + ${quantity}::numeric`, updatedAt: sql`now()` })
+    .where(eq(products.id, movement.productId));
+}
+
 export interface IssuedInvoice {
   id: number;
   invoice_code: string;
@@ -176,19 +186,13 @@ export async function issueInvoice(db: Database, invoiceId: number): Promise<Iss
           .where(eq(invoiceItems.id, line.id));
       }
       if (product.inventory === 'INVENTORY' && !quantity.isZero()) {
-        await tx.insert(stockMovements).values({
-          companyId: invoice.companyId,
+        const { companyId } = invoice;
+        await moveStock(tx, {
+          companyId,
           productId: product.id,
           invoiceId: invoice.id,
-          quantity: quantity.negated().toFixed(),
+          quantity: quantity.negated(),
         });
-        await tx
-          .update(products)
-          .set({
-            stock: sql`coalesce(${products.stock}, 0) - ${quantity.toFixed()}::numeric`,
-            updatedAt: sql`now()`,
-          })
-          .where(eq(products.id, product.id));
       }
     }
 
@@ -243,19 +247,12 @@ export async function cancelInvoice(
       for (const { productId, quantity } of moved) {
         const net = new Decimal(quantity ?? 0);
         if (net.isZero()) continue;
-        await tx.insert(stockMovements).values({
+        await moveStock(tx, {
           companyId: invoice.companyId,
           productId,
           invoiceId: invoice.id,
-          quantity: net.negated().toFixed(),
+          quantity: net.negated(),
         });
-        await tx
-          .update(products)
-          .set({
-            stock: sql`coalesce(${products.stock}, 0) - ${net.toFixed()}::numeric`,
-            updatedAt: sql`now()`,
-          })
-          .where(eq(products.id, productId));
       }
       const grandTotal = money(invoice.grandTotal ?? 0);
       await tx.insert(accountingEntries).values({

@@ -1,10 +1,9 @@
 // The point-of-sale side of products: what the API changed and the POS has not taken yet
 // (contract rule 5: no approval step). `bin/invoicing pos pending --company ID` prints it.
-
 import { and, asc, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { products } from '../db/schema.js';
-import { formatMoney } from '../http/format.js';
+import { formatMoney } from '../money.js';
 
 export interface PendingPosProduct {
   id: number;

@@ -3,10 +3,12 @@
 // id alike (a 404 exactly like a missing id). The treasury account never leaves.
 import { and, count, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
+import type { RequestContext } from '../context.js';
 import type { Database } from '../db/client.js';
+import { orderByOf, type Page, type PageRequest, paginate } from '../db/lists.js';
 import { invoices, payments } from '../db/schema.js';
-import { formatMoney, formatTimestamp } from '../http/format.js';
-import { orderByOf, type PageRequest } from '../http/list-query.js';
+import { formatTimestamp } from '../format.js';
+import { formatMoney } from '../money.js';
 import type { PaymentListQuery, PaymentSchema } from './schemas.js';
 
 export type PaymentResource = Static<typeof PaymentSchema>;
@@ -59,51 +61,51 @@ function toPaymentResource(row: PaymentRow, timeZone: string): PaymentResource {
 }
 
 export async function findPayment(
-  db: Database,
-  companyId: number,
+  { db, companyId, timeZone }: RequestContext,
   id: number,
-  timeZone: string,
 ): Promise<PaymentResource | null> {
   const [row] = await selectReceipts(db).where(and(eq(payments.id, id), visibleReceipts(companyId)));
   return row ? toPaymentResource(row, timeZone) : null;
 }
 
 export async function listPayments(
-  db: Database,
-  companyId: number,
+  { db, companyId, timeZone }: RequestContext,
   query: Static<typeof PaymentListQuery>,
   page: PageRequest,
-  timeZone: string,
-): Promise<{ data: PaymentResource[]; total: number }> {
+): Promise<Page<PaymentResource>> {
   const conditions: SQL[] = [visibleReceipts(companyId)];
   if (query.invoice_id !== undefined) conditions.push(eq(payments.invoiceId, query.invoice_id));
   if (query.date_from) conditions.push(gte(payments.paymentDate, query.date_from));
   if (query.date_to) conditions.push(lte(payments.paymentDate, query.date_to));
   const where = and(...conditions);
+  const orderBy = orderByOf(
+    query,
+    {
+      payment_date: payments.paymentDate,
+      amount: payments.amount,
+      created_at: payments.createdAt,
+      updated_at: payments.updatedAt,
+    },
+    payments.id,
+    { sort: 'payment_date', order: 'desc' },
+  );
 
-  const [rows, totals] = await Promise.all([
-    selectReceipts(db)
-      .where(where)
-      .orderBy(
-        ...orderByOf(
-          query,
-          {
-            payment_date: payments.paymentDate,
-            amount: payments.amount,
-            created_at: payments.createdAt,
-            updated_at: payments.updatedAt,
-          },
-          payments.id,
-          { sort: 'payment_date', order: 'desc' },
-        ),
-      )
-      .limit(page.perPage)
-      .offset(page.offset),
-    db
-      .select({ total: count() })
-      .from(payments)
-      .innerJoin(invoices, eq(invoices.id, payments.invoiceId))
-      .where(where),
-  ]);
-  return { data: rows.map((row) => toPaymentResource(row, timeZone)), total: totals[0]?.total ?? 0 };
+  return paginate(page, {
+    rows: async (limit, offset) => {
+      const rows = await selectReceipts(db)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(limit)
+        .offset(offset);
+      return rows.map((row) => toPaymentResource(row, timeZone));
+    },
+    total: async () => {
+      const [row] = await db
+        .select({ total: count() })
+        .from(payments)
+        .innerJoin(invoices, eq(invoices.id, payments.invoiceId))
+        .where(where);
+      return row?.total ?? 0;
+    },
+  });
 }

@@ -5,7 +5,6 @@ import { DateOnly, MoneyString, Nullable, PaginationSchema, Timestamp } from '..
 import { MAX_INT32 } from '../values.js';
 
 export const PAYMENT_SORTS = ['payment_date', 'amount', 'created_at', 'updated_at'] as const;
-/** Largest id a filter may carry (PostgreSQL integer). */
 
 export const InvoiceRefSchema = Type.Object(
   { id: Type.Integer(), invoice_code: Type.String(), payment_notice_code: Type.String() },

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { countVisibleCustomers } from '../customers/repository.js';
 import { ErrorEnvelopeSchema } from '../errors.js';
+import { callerOf, contextOf } from '../http/request-state.js';
 import { StringEnum } from '../http/schema-helpers.js';
-import { authOf } from '../http/types.js';
 
 const PingResponse = Type.Object({
   data: Type.Object(
@@ -24,17 +24,21 @@ export const pingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/ping',
     {
       config: { scope: 'customers:read' },
-      schema: { tags: ['ping'], response: { 200: PingResponse, '4xx': ErrorEnvelopeSchema } },
+      schema: {
+        operationId: 'getPing',
+        tags: ['ping'],
+        response: { 200: PingResponse, '4xx': ErrorEnvelopeSchema },
+      },
     },
     async (request) => {
-      const auth = authOf(request);
+      const caller = callerOf(request);
       return {
         data: {
-          tenant_id: auth.companyId,
-          tenant_name: auth.companyName,
-          mode: auth.mode,
-          scopes: auth.scopes,
-          customers_visible: await countVisibleCustomers(app.db, auth.companyId),
+          tenant_id: caller.companyId,
+          tenant_name: caller.companyName,
+          mode: caller.mode,
+          scopes: caller.scopes,
+          customers_visible: await countVisibleCustomers(contextOf(request)),
           request_id: String(request.id),
         },
       };

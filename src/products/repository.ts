@@ -1,24 +1,25 @@
-// Data access for products. Every function takes the company id: a company sees its own
-// products, and nothing else (there are no global products).
-
+// Reads of products, as resources. A company sees its own products, and nothing else (there are
+// no global products).
 import { and, asc, count, eq, gte, inArray, isNull, or, type SQL } from 'drizzle-orm';
+import type { RequestContext } from '../context.js';
 import type { Database } from '../db/client.js';
+import { instantOf, orderByOf, type Page, type PageRequest, paginate, searchCondition } from '../db/lists.js';
 import { productCategories, productCategoryLinks, products, taxes } from '../db/schema.js';
-import { decimalNumber, formatMoney, formatTimestamp } from '../http/format.js';
-import { instantOf, orderByOf, type PageRequest, searchCondition } from '../http/list-query.js';
+import { decimalNumber, formatTimestamp } from '../format.js';
+import { formatMoney } from '../money.js';
 import type { ProductListQuery, ProductResource } from './schemas.js';
 
 export type ProductRow = typeof products.$inferSelect;
 
 /** A product row with what its resource needs from other tables. */
-export type ProductView = ProductRow & {
+type ProductView = ProductRow & {
   /** Rate of the linked tax when that tax is the company's own or a global one. */
   taxRate: string | null;
   /** Names of the product's categories, sorted. */
   categories: string[];
 };
 
-export function ownedBy(companyId: number): SQL {
+function ownedBy(companyId: number): SQL {
   return eq(products.companyId, companyId);
 }
 
@@ -28,7 +29,7 @@ export function taxVisibleTo(companyId: number): SQL {
 }
 
 /** The resource of section 2.2, field by field: nothing internal ever reaches it. */
-export function toProductResource(view: ProductView, timeZone: string): ProductResource {
+function toProductResource(view: ProductView, timeZone: string): ProductResource {
   return {
     id: view.id,
     name: view.name,
@@ -53,12 +54,11 @@ export function toProductResource(view: ProductView, timeZone: string): ProductR
 
 const selection = { product: products, taxRate: taxes.rate };
 
-/** Rows of `select ... from products left join taxes` -> views with their categories. */
+/** Rows of `select ... from products left join taxes` -> resources with their categories. */
 async function withCategories(
-  db: Database,
-  companyId: number,
+  { db, companyId, timeZone }: RequestContext,
   rows: { product: ProductRow; taxRate: string | null }[],
-): Promise<ProductView[]> {
+): Promise<ProductResource[]> {
   const names = new Map<number, string[]>();
   if (rows.length > 0) {
     const links = await db
@@ -81,20 +81,27 @@ async function withCategories(
       names.set(link.productId, list);
     }
   }
-  return rows.map((row) => ({
-    ...row.product,
-    taxRate: row.taxRate,
-    categories: names.get(row.product.id) ?? [],
-  }));
+  return rows.map((row) =>
+    toProductResource(
+      { ...row.product, taxRate: row.taxRate, categories: names.get(row.product.id) ?? [] },
+      timeZone,
+    ),
+  );
+}
+
+function selectProducts(db: Database, companyId: number) {
+  return db
+    .select(selection)
+    .from(products)
+    .leftJoin(taxes, and(eq(taxes.id, products.taxId), taxVisibleTo(companyId)));
 }
 
 export async function listProducts(
-  db: Database,
-  companyId: number,
+  context: RequestContext,
   query: ProductListQuery,
   page: PageRequest,
-  timeZone: string,
-): Promise<{ rows: ProductView[]; total: number }> {
+): Promise<Page<ProductResource>> {
+  const { db, companyId, timeZone } = context;
   const conditions: SQL[] = [ownedBy(companyId)];
   if (query.search) {
     conditions.push(searchCondition(query.search, [products.name, products.productCode, products.sku]));
@@ -103,40 +110,37 @@ export async function listProducts(
   if (query.is_for_sale) conditions.push(eq(products.isForSale, query.is_for_sale === 'true'));
   if (query.updated_since) conditions.push(gte(products.updatedAt, instantOf(query.updated_since, timeZone)));
   const where = and(...conditions);
+  const orderBy = orderByOf(
+    query,
+    {
+      name: products.name,
+      price: products.price,
+      stock: products.stock,
+      created_at: products.createdAt,
+      updated_at: products.updatedAt,
+    },
+    products.id,
+    { sort: 'created_at', order: 'desc' },
+  );
 
-  const [rows, totals] = await Promise.all([
-    db
-      .select(selection)
-      .from(products)
-      .leftJoin(taxes, and(eq(taxes.id, products.taxId), taxVisibleTo(companyId)))
-      .where(where)
-      .orderBy(
-        ...orderByOf(
-          query,
-          {
-            name: products.name,
-            price: products.price,
-            stock: products.stock,
-            created_at: products.createdAt,
-            updated_at: products.updatedAt,
-          },
-          products.id,
-          { sort: 'created_at', order: 'desc' },
-        ),
-      )
-      .limit(page.perPage)
-      .offset(page.offset),
-    db.select({ total: count() }).from(products).where(where),
-  ]);
-  return { rows: await withCategories(db, companyId, rows), total: totals[0]?.total ?? 0 };
+  return paginate(page, {
+    rows: async (limit, offset) =>
+      withCategories(
+        context,
+        await selectProducts(db, companyId)
+          .where(where)
+          .orderBy(...orderBy)
+          .limit(limit)
+          .offset(offset),
+      ),
+    total: async () => (await db.select({ total: count() }).from(products).where(where))[0]?.total ?? 0,
+  });
 }
 
-export async function findProduct(db: Database, companyId: number, id: number): Promise<ProductView | null> {
-  const rows = await db
-    .select(selection)
-    .from(products)
-    .leftJoin(taxes, and(eq(taxes.id, products.taxId), taxVisibleTo(companyId)))
-    .where(and(eq(products.id, id), ownedBy(companyId)));
-  const [view] = await withCategories(db, companyId, rows);
-  return view ?? null;
+export async function findProduct(context: RequestContext, id: number): Promise<ProductResource | null> {
+  const rows = await selectProducts(context.db, context.companyId).where(
+    and(eq(products.id, id), ownedBy(context.companyId)),
+  );
+  const [resource] = await withCategories(context, rows);
+  return resource ?? null;
 }

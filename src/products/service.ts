@@ -16,15 +16,16 @@
 //   pos_sync_pending = true, pos_changed_at = updated_at = now().
 // - Both functions work on a plain database or inside a caller's transaction (a savepoint then).
 
-import { Decimal } from 'decimal.js';
 import { and, eq, sql } from 'drizzle-orm';
+import { inTransaction, type RequestContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { type ProductType, productCodeSequences, products, taxes } from '../db/schema.js';
 import { addFieldError, type FieldErrors, validationFailed } from '../errors.js';
+import { moneyFromJson } from '../money.js';
 import { isDatabaseId } from '../values.js';
-import { findProduct, type ProductView, taxVisibleTo } from './repository.js';
-import type { ProductBody } from './schemas.js';
+import { findProduct, taxVisibleTo } from './repository.js';
+import type { ProductBody, ProductResource } from './schemas.js';
 
 export const PRODUCT_CODE_PREFIXES: Record<ProductType, string> = {
   GOODS: 'BEN',
@@ -39,22 +40,10 @@ export function formatProductCode(type: ProductType, value: number): string {
 }
 
 const TAX_NOT_FOUND = 'Imposto inexistente.';
-const TOO_MANY_DECIMALS = 'deve ter no máximo 2 casas decimais';
-/** numeric(18,2) holds up to 16 integer digits. */
-const MONEY_LIMIT = new Decimal('1e16');
-const TOO_LARGE = `deve ser menor que ${MONEY_LIMIT.toFixed(0)}`;
 /** Attempts at a code before giving up (only codes taken outside the API are ever skipped). */
 const CODE_ATTEMPTS = 50;
 
-/** A JSON number as exact money text ("12.50"), or a message saying why it cannot be. */
-function moneyText(value: number): string | { problem: string } {
-  const amount = new Decimal(String(value));
-  if (amount.decimalPlaces() > 2) return { problem: TOO_MANY_DECIMALS };
-  if (amount.gte(MONEY_LIMIT)) return { problem: TOO_LARGE };
-  return amount.toFixed(2);
-}
-
-async function taxExistsFor(db: Database, companyId: number, taxId: number): Promise<boolean> {
+async function taxExistsFor({ db, companyId }: RequestContext, taxId: number): Promise<boolean> {
   if (!isDatabaseId(taxId)) return false;
   const [row] = await db
     .select({ id: taxes.id })
@@ -72,33 +61,29 @@ interface CheckedMoney {
 /**
  * The body's own rules beyond its schema: decimals and size of the amounts, a tax the company
  * cannot use. Takes any JSON, so the same rules also complete the 422 of a body whose schema
- * failed (src/http/body-rules.ts), and every problem is named at once.
+ * failed (src/http/input-checks.ts), and every problem is named at once.
  */
-export async function productBodyProblems(
-  db: Database,
-  companyId: number,
-  body: unknown,
-): Promise<FieldErrors> {
+export async function productBodyProblems(context: RequestContext, body: unknown): Promise<FieldErrors> {
   const errors: FieldErrors = {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return errors;
   const fields = body as Record<string, unknown>;
   for (const field of ['price', 'pos_price']) {
     const value = fields[field];
     if (typeof value !== 'number' || !Number.isFinite(value)) continue;
-    const checked = moneyText(value);
+    const checked = moneyFromJson(value);
     if (typeof checked !== 'string') addFieldError(errors, field, checked.problem);
   }
-  if (typeof fields.tax_id === 'number' && !(await taxExistsFor(db, companyId, fields.tax_id))) {
+  if (typeof fields.tax_id === 'number' && !(await taxExistsFor(context, fields.tax_id))) {
     addFieldError(errors, 'tax_id', TAX_NOT_FOUND);
   }
   return errors;
 }
 
 /** Refuses a schema-valid body that breaks an own rule; otherwise its amounts as exact text. */
-async function checkOwnRules(db: Database, companyId: number, input: ProductBody): Promise<CheckedMoney> {
-  const errors = await productBodyProblems(db, companyId, input);
+async function checkOwnRules(context: RequestContext, input: ProductBody): Promise<CheckedMoney> {
+  const errors = await productBodyProblems(context, input);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
-  const text = (value: number) => moneyText(value) as string; // checked just above
+  const text = (value: number) => moneyFromJson(value) as string; // checked just above
   return {
     price: text(input.price),
     posPrice: typeof input.pos_price === 'number' ? text(input.pos_price) : input.pos_price,
@@ -143,12 +128,9 @@ async function nextCodeNumber(db: Database, companyId: number, type: ProductType
   return row.value;
 }
 
-export async function createProduct(
-  db: Database,
-  companyId: number,
-  input: ProductBody,
-): Promise<ProductView> {
-  const money = await checkOwnRules(db, companyId, input);
+export async function createProduct(context: RequestContext, input: ProductBody): Promise<ProductResource> {
+  const { db, companyId } = context;
+  const money = await checkOwnRules(context, input);
   const values = {
     ...columnsOf(input, money),
     name: input.name,
@@ -171,9 +153,9 @@ export async function createProduct(
           return inserted;
         });
         if (!row) throw new Error('insert returned no row');
-        const view = await findProduct(tx, companyId, row.id);
-        if (!view) throw new Error('created product not found');
-        return view;
+        const created = await findProduct(inTransaction(context, tx), row.id);
+        if (!created) throw new Error('created product not found');
+        return created;
       } catch (error) {
         if (!isUniqueViolation(error, 'products_company_code_key')) throw error;
       }
@@ -183,7 +165,7 @@ export async function createProduct(
 }
 
 /** Whether the id is a product of the company (checked before a PUT's body). */
-export async function isOwnProduct(db: Database, companyId: number, id: number): Promise<boolean> {
+export async function isOwnProduct({ db, companyId }: RequestContext, id: number): Promise<boolean> {
   const [row] = await db
     .select({ id: products.id })
     .from(products)
@@ -197,12 +179,12 @@ export async function isOwnProduct(db: Database, companyId: number, id: number):
  * starts at 0. Null if the id is not one of the company's products.
  */
 export async function updateProduct(
-  db: Database,
-  companyId: number,
+  context: RequestContext,
   id: number,
   input: ProductBody,
-): Promise<ProductView | null> {
-  const money = await checkOwnRules(db, companyId, input);
+): Promise<ProductResource | null> {
+  const { db, companyId } = context;
+  const money = await checkOwnRules(context, input);
   return db.transaction(async (tx) => {
     const updated = await tx
       .update(products)
@@ -214,6 +196,6 @@ export async function updateProduct(
       .where(and(eq(products.id, id), eq(products.companyId, companyId)))
       .returning({ id: products.id });
     if (updated.length === 0) return null;
-    return findProduct(tx, companyId, id);
+    return findProduct(inTransaction(context, tx), id);
   });
 }

@@ -4,7 +4,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testStorage } from '../helpers/database.js';
 import {
   apiCall,
   type CliStorage,
@@ -14,7 +13,8 @@ import {
   runInProcess,
   type ServeProcess,
   startServe,
-} from './helpers.js';
+} from '../helpers/cli.js';
+import { testStorage } from '../helpers/database.js';
 
 interface Company {
   id: number;

@@ -1,7 +1,6 @@
 // `migrate`, `demo` and the first start of `serve` on a fresh database, through the real
 // bin/invoicing; the demo's keys must read every resource of the API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testStorage } from '../helpers/database.js';
 import {
   apiCall,
   type CliStorage,
@@ -10,7 +9,8 @@ import {
   runCli,
   type ServeProcess,
   startServe,
-} from './helpers.js';
+} from '../helpers/cli.js';
+import { testStorage } from '../helpers/database.js';
 
 interface DemoOutput {
   id: number;

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminSocketPath } from '../../src/cli/admin-socket.js';
 import { LOCK_FILE, lockPath, tryAcquireLock } from '../../src/cli/lock.js';
+import { type CliStorage, cliJson, createCliStorage, runCli } from '../helpers/cli.js';
 import { testStorage } from '../helpers/database.js';
-import { type CliStorage, cliJson, createCliStorage, runCli } from './helpers.js';
 
 /** A live process that is not this one, to own a lock. */
 function sleeper(): ChildProcess {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/main.js';
-import { runCli, runInProcess } from './helpers.js';
+import { runCli, runInProcess } from '../helpers/cli.js';
 
 const inProcess = (argv: string[]) => runInProcess(argv, {});
 

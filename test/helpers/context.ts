@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from './database.js';
 export const TEST_DOCS_URL = 'https://docs.test/partner-api/v1';
 
 /** Limits high enough that only the rate-limit tests ever meet them. */
-const GENEROUS_LIMITS = {
+export const GENEROUS_LIMITS = {
   RATE_LIMIT_KEY_PER_MINUTE: '1000000',
   RATE_LIMIT_KEY_WRITES_PER_MINUTE: '1000000',
   RATE_LIMIT_KEY_PER_DAY: '1000000',

@@ -8,10 +8,8 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { createApiKey } from '../../src/operations/api-keys.js';
 import { createTenant, type Tenant } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { TEST_REDIS_URL } from '../helpers/services.js';
 import {
   deleteRedisKeys,
-  freePort,
   get,
   type LimitedApp,
   type LimitedAppOptions,
@@ -22,7 +20,9 @@ import {
   post,
   sleep,
   uniquePrefix,
-} from './rate-limit-support.js';
+} from '../helpers/rate-limit.js';
+import { freePort } from '../helpers/server-process.js';
+import { TEST_REDIS_URL } from '../helpers/services.js';
 
 let database: TestDatabase;
 const sharedPrefixes: string[] = [];

@@ -11,19 +11,18 @@ import { apiKeys } from '../../src/db/schema.js';
 import { ApiError } from '../../src/errors.js';
 import { createRateLimiter, type KeyUsage, type RateLimiter } from '../../src/http/rate-limit.js';
 import { createApiKey, revokeApiKey } from '../../src/operations/api-keys.js';
-import { createTenant, TEST_DOCS_URL } from '../helpers/context.js';
+import { createTenant, GENEROUS_LIMITS, TEST_DOCS_URL } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { TEST_REDIS_URL } from '../helpers/services.js';
 import {
   deleteRedisKeys,
-  GENEROUS_LIMITS,
   get,
   type LimitedApp,
   limitedApp,
   limitHeaders,
   post,
   type Store,
-} from './rate-limit-support.js';
+} from '../helpers/rate-limit.js';
+import { TEST_REDIS_URL } from '../helpers/services.js';
 
 const MINUTE_RETRY_AFTER = { min: 1, max: 60 };
 

@@ -1,5 +1,6 @@
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/client.js';
 import {
   accountingEntries,
   fiscalSequences,
@@ -32,7 +33,7 @@ import {
   type DraftBody,
   INVOICE_KEYS,
   newKey,
-} from './fixtures.js';
+} from '../helpers/invoices.js';
 
 const ITEM_KEYS = [
   'id',
@@ -573,7 +574,8 @@ describe('invoices: creation of drafts', () => {
 
   describe('createDraftInvoice (the application side)', () => {
     it('works directly on the database and nests in a transaction (all or nothing)', async () => {
-      const { id } = await createDraftInvoice(ctx.db, tenant.companyId, body({ reference: 'direct' }));
+      const as = (db: Database) => ({ db, companyId: tenant.companyId, timeZone: ctx.config.timeZone });
+      const { id } = await createDraftInvoice(as(ctx.db), body({ reference: 'direct' }));
       const read = await api(ctx.app, 'GET', `/invoices/${id}`, { key: tenant.key });
       expect(read.json().data).toMatchObject({ reference: 'direct', status: 'draft', grand_total: '100.00' });
       const [row] = await ctx.db.select().from(invoices).where(eq(invoices.id, id));
@@ -582,7 +584,7 @@ describe('invoices: creation of drafts', () => {
       const before = await invoiceCount();
       await expect(
         ctx.db.transaction(async (tx) => {
-          await createDraftInvoice(tx, tenant.companyId, body());
+          await createDraftInvoice(as(tx), body());
           throw new Error('rollback');
         }),
       ).rejects.toThrow('rollback');
@@ -591,7 +593,8 @@ describe('invoices: creation of drafts', () => {
 
     it('checks the body itself when called directly', async () => {
       const bad = { ...body(), items: [{ product_id: service, quantity: 1 }] } as never;
-      const error = await createDraftInvoice(ctx.db, tenant.companyId, bad).catch((e: unknown) => e);
+      const context = { db: ctx.db, companyId: tenant.companyId, timeZone: ctx.config.timeZone };
+      const error = await createDraftInvoice(context, bad).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).errors).toEqual({ 'items.0.price': ['é obrigatório'] });
     });

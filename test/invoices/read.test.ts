@@ -1,7 +1,10 @@
 import { eq } from 'drizzle-orm';
+import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Pagination } from '../../src/db/lists.js';
 import { invoiceItems, invoices } from '../../src/db/schema.js';
 import { DATE_HINT, ID_HINT, ISO_INSTANT_HINT } from '../../src/http/list-query.js';
+import type { InvoiceSummarySchema } from '../../src/invoices/schemas.js';
 import { cancelInvoice, issueInvoice, recordReceipt } from '../../src/operations/invoices.js';
 import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
 import {
@@ -11,18 +14,9 @@ import {
   createProduct,
   INVOICE_KEYS,
   SUMMARY_KEYS,
-} from './fixtures.js';
+} from '../helpers/invoices.js';
 
-interface Summary {
-  id: number;
-  status: string;
-  invoice_date: string;
-  due_date: string;
-  grand_total: string;
-  created_at: string;
-  updated_at: string;
-  customer: { id: number; name: string } | null;
-}
+type Summary = Static<typeof InvoiceSummarySchema>;
 
 describe('invoices: reads', () => {
   let ctx: TestContext;
@@ -34,7 +28,7 @@ describe('invoices: reads', () => {
   let foreignId: number;
 
   const get = (path: string, key = tenant.key) => api(ctx.app, 'GET', path, { key });
-  const list = async (query = ''): Promise<{ data: Summary[]; pagination: Record<string, number> }> => {
+  const list = async (query = ''): Promise<{ data: Summary[]; pagination: Pagination }> => {
     const res = await get(`/invoices${query}`);
     expect(res.statusCode, res.body).toBe(200);
     return res.json();

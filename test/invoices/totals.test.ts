@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decimalPlacesOf, invoiceTotals, lineTotals, money, round2 } from '../../src/invoices/totals.js';
+import { invoiceTotals, lineTotals } from '../../src/invoices/totals.js';
+import { decimalPlacesOf, money, round2 } from '../../src/money.js';
 
 describe('invoice totals: rounding', () => {
   it('rounds half away from zero, exactly (never binary floats)', () => {

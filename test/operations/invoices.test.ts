@@ -25,7 +25,7 @@ import {
   createDraft,
   createProduct,
   type DraftLine,
-} from '../invoices/fixtures.js';
+} from '../helpers/invoices.js';
 
 describe('operations: issue, cancel, receipts, movements', () => {
   let ctx: TestContext;

@@ -1,9 +1,11 @@
+import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payments } from '../../src/db/schema.js';
 import { DATE_HINT, ID_HINT } from '../../src/http/list-query.js';
 import { issueInvoice, recordMovement, recordReceipt } from '../../src/operations/invoices.js';
+import type { PaymentSchema } from '../../src/payments/schemas.js';
 import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
-import { createCustomer, createDraft, createProduct, newKey } from '../invoices/fixtures.js';
+import { createCustomer, createDraft, createProduct, newKey } from '../helpers/invoices.js';
 
 const PAYMENT_KEYS = [
   'id',
@@ -19,15 +21,7 @@ const PAYMENT_KEYS = [
   'updated_at',
 ];
 
-interface Payment {
-  id: number;
-  payment_code: string;
-  payment_date: string;
-  amount: string;
-  created_at: string;
-  updated_at: string;
-  invoice: { id: number; invoice_code: string; payment_notice_code: string };
-}
+type Payment = Static<typeof PaymentSchema>;
 
 describe('payments: reads', () => {
   let ctx: TestContext;

@@ -1,10 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/client.js';
 import { productCodeSequences, products } from '../../src/db/schema.js';
 import { listPendingPosSync } from '../../src/operations/pos.js';
 import { createProduct, updateProduct } from '../../src/products/service.js';
 import { api, createTenant, startTestApp, type TestContext } from '../helpers/context.js';
-import { baseBody, newKey, type ProductJson, postProduct, putProduct } from './support.js';
+import { baseBody, newKey, type ProductJson, postProduct, putProduct } from '../helpers/products.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -152,7 +153,12 @@ describe('products: POS synchronisation and product codes', () => {
 
   it('createProduct and updateProduct work directly on the database and inside a transaction', async () => {
     const tenant = await createTenant(ctx.db, { name: 'Demo' });
-    const direct = await createProduct(ctx.db, tenant.companyId, {
+    const as = (db: Database, companyId = tenant.companyId) => ({
+      db,
+      companyId,
+      timeZone: ctx.config.timeZone,
+    });
+    const direct = await createProduct(as(ctx.db), {
       name: 'Demo',
       type: 'ASSETS',
       inventory: 'NON_INVENTORY',
@@ -160,23 +166,23 @@ describe('products: POS synchronisation and product codes', () => {
     });
     expect(direct).toMatchObject({
       id: expect.any(Number),
-      productCode: 'ACT-000001',
+      product_code: 'ACT-000001',
       price: '10.00',
       stock: null,
     });
     const inTx = await ctx.db.transaction((tx) =>
-      createProduct(tx, tenant.companyId, {
+      createProduct(as(tx), {
         name: 'Em transacção',
         type: 'ASSETS',
         inventory: 'INVENTORY',
         price: 1,
       }),
     );
-    expect(inTx).toMatchObject({ productCode: 'ACT-000002', stock: '0.0000' });
+    expect(inTx).toMatchObject({ product_code: 'ACT-000002', stock: 0 });
     // A caller's transaction that rolls back takes its product and its number with it.
     await expect(
       ctx.db.transaction(async (tx) => {
-        await createProduct(tx, tenant.companyId, {
+        await createProduct(as(tx), {
           name: 'Desfeito',
           type: 'ASSETS',
           inventory: 'INVENTORY',
@@ -185,30 +191,32 @@ describe('products: POS synchronisation and product codes', () => {
         throw new Error('rollback');
       }),
     ).rejects.toThrow('rollback');
-    const after = await createProduct(ctx.db, tenant.companyId, {
+    const after = await createProduct(as(ctx.db), {
       name: 'Depois',
       type: 'ASSETS',
       inventory: 'INVENTORY',
       price: 1,
     });
-    expect(after.productCode).toBe('ACT-000003');
-    const updated = await updateProduct(ctx.db, tenant.companyId, direct.id, {
+    expect(after.product_code).toBe('ACT-000003');
+    const updated = await updateProduct(as(ctx.db), direct.id, {
       name: 'Demo 2',
       type: 'ASSETS',
       inventory: 'INVENTORY',
       price: 20.1,
     });
-    expect(updated).toMatchObject({ name: 'Demo 2', price: '20.10', stock: '0.0000', posSyncPending: true });
+    expect(updated).toMatchObject({ name: 'Demo 2', price: '20.10', stock: 0 });
+    const pending = await listPendingPosSync(ctx.db, tenant.companyId);
+    expect(pending.map((product) => product.id)).toContain(direct.id);
     const other = await createTenant(ctx.db, { name: 'Outra' });
     expect(
-      await updateProduct(ctx.db, other.companyId, direct.id, {
+      await updateProduct(as(ctx.db, other.companyId), direct.id, {
         ...baseBody(),
         type: 'GOODS',
         inventory: 'INVENTORY',
       }),
     ).toBeNull();
     await expect(
-      createProduct(ctx.db, tenant.companyId, {
+      createProduct(as(ctx.db), {
         name: 'X',
         type: 'GOODS',
         inventory: 'INVENTORY',

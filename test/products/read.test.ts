@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productCategories, productCategoryLinks, products } from '../../src/db/schema.js';
 import { createTax } from '../../src/operations/taxes.js';
 import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
-import { errorWithoutRequestId, PRODUCT_KEYS, type ProductJson, postProduct, TIMESTAMP } from './support.js';
+import {
+  errorWithoutRequestId,
+  PRODUCT_KEYS,
+  type ProductJson,
+  postProduct,
+  TIMESTAMP,
+} from '../helpers/products.js';
 
 const SORTS = ['name', 'price', 'stock', 'created_at', 'updated_at'] as const;
 type Sort = (typeof SORTS)[number];

@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { products } from '../../src/db/schema.js';
 import { createTax } from '../../src/operations/taxes.js';
 import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
-import { baseBody, getProduct, newKey, PRODUCT_KEYS, postProduct, putProduct, TIMESTAMP } from './support.js';
+import {
+  baseBody,
+  getProduct,
+  newKey,
+  PRODUCT_KEYS,
+  postProduct,
+  putProduct,
+  TIMESTAMP,
+} from '../helpers/products.js';
 
 const NOT_ACCEPTED = [
   'product_code',

@@ -1,7 +1,10 @@
 // Shared fixtures of the product tests: products are created through the API, as partners do.
+
+import type { Static } from 'typebox';
 import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
-import { api, newIdempotencyKey, type Tenant } from '../helpers/context.js';
+import type { ProductSchema } from '../../src/products/schemas.js';
+import { api, newIdempotencyKey, type Tenant } from './context.js';
 
 export const newKey = () => newIdempotencyKey('product-test');
 
@@ -29,26 +32,8 @@ export const PRODUCT_KEYS = [
 
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+02:00$/;
 
-export interface ProductJson {
-  id: number;
-  name: string;
-  product_code: string;
-  sku: string;
-  description: string | null;
-  type: string;
-  unity: string;
-  price: string | null;
-  pos_price: string | null;
-  vat_included: boolean;
-  tax_rate: number | null;
-  stock: number | null;
-  reorder_level: number | null;
-  tracks_inventory: boolean;
-  is_for_sale: boolean;
-  categories: string[];
-  created_at: string;
-  updated_at: string;
-}
+/** A product as the API returns it: the type of the response schema itself. */
+export type ProductJson = Static<typeof ProductSchema>;
 
 export const baseBody = (overrides: Record<string, unknown> = {}) => ({
   name: 'Arroz 25kg',

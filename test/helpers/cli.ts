@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEmptyPostgresDatabase, createTestDatabase, testStorage } from '../helpers/database.js';
+import { createEmptyPostgresDatabase, createTestDatabase, testStorage } from './database.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/invoicing', import.meta.url));
 

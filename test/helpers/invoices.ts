@@ -2,12 +2,14 @@
 // drafts and products through the API, taxes through the operator's operation. Internal product
 // fields (cost price, stock) are what the application sets, so they are written directly.
 import { eq } from 'drizzle-orm';
+import type { Static } from 'typebox';
 import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { Database } from '../../src/db/client.js';
 import { products } from '../../src/db/schema.js';
+import type { InvoiceCreateBody, InvoiceLineBody, InvoiceSchema } from '../../src/invoices/schemas.js';
 import { createTax } from '../../src/operations/taxes.js';
-import { api, newIdempotencyKey, type Tenant } from '../helpers/context.js';
+import { api, newIdempotencyKey, type Tenant } from './context.js';
 
 export const newKey = () => newIdempotencyKey('inv-test');
 
@@ -68,30 +70,13 @@ export async function createCompanyTax(
   return tax.id;
 }
 
-export interface DraftLine {
-  product_id?: number;
-  name?: string;
-  description?: string;
-  quantity: number;
-  price: number;
-  discount?: number;
-  tax_id?: number;
-}
-
-export interface DraftBody {
-  customer_id: number;
-  invoice_date: string;
-  items: DraftLine[];
-  due_date?: string;
-  reference?: string;
-  notes?: string;
-  currency?: 'MZN' | 'USD' | 'ZAR';
-  exchange_rate?: number;
-}
+/** The creation body and the invoice resource, typed by the route's own schemas. */
+export type DraftLine = InvoiceLineBody;
+export type DraftBody = InvoiceCreateBody;
+export type InvoiceJson = Static<typeof InvoiceSchema>;
 
 /** POST /invoices that must succeed; returns the created invoice resource. */
-// biome-ignore lint/suspicious/noExplicitAny: test helper returns the JSON resource as is
-export async function createDraft(app: App, tenant: Tenant, body: DraftBody): Promise<any> {
+export async function createDraft(app: App, tenant: Tenant, body: DraftBody): Promise<InvoiceJson> {
   const res = await api(app, 'POST', '/invoices', { key: tenant.key, idempotencyKey: newKey(), body });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().data;

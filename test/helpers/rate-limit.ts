@@ -3,26 +3,16 @@
 // redis-server that a test may kill, and a logger that remembers what it was told.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { API_PREFIX, type App, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createRateLimiter, type RateLimiter, type RateLimitLogger } from '../../src/http/rate-limit.js';
-import { TEST_DOCS_URL } from '../helpers/context.js';
-import type { TestDatabase } from '../helpers/database.js';
-import { TEST_REDIS_URL } from '../helpers/services.js';
+import { GENEROUS_LIMITS, TEST_DOCS_URL } from './context.js';
+import type { TestDatabase } from './database.js';
+import { TEST_REDIS_URL } from './services.js';
 
 export type Store = 'memory' | 'redis';
-
-/** Limits no test meets unless it lowers them. */
-export const GENEROUS_LIMITS = {
-  RATE_LIMIT_KEY_PER_MINUTE: '1000000',
-  RATE_LIMIT_KEY_WRITES_PER_MINUTE: '1000000',
-  RATE_LIMIT_KEY_PER_DAY: '1000000',
-  RATE_LIMIT_COMPANY_PER_MINUTE: '1000000',
-  RATE_LIMIT_IP_PER_MINUTE: '1000000',
-};
 
 export function uniquePrefix(): string {
   return `partner-api-test:${randomBytes(6).toString('hex')}:rl`;
@@ -135,20 +125,6 @@ export async function deleteRedisKeys(prefix: string, url: string = TEST_REDIS_U
   } finally {
     client.disconnect();
   }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
 }
 
 /** A redis-server of this test alone, on its own port, without persistence. */

@@ -1,6 +1,5 @@
-// Output formats of the contract: timestamps with offset and milliseconds in the service's time
-// zone, money as decimal strings with two places, quantities and rates as JSON numbers.
-import { Decimal } from 'decimal.js';
+// Output formats of the contract besides money (src/money.ts): timestamps with offset and
+// milliseconds in the service's time zone, quantities and rates as JSON numbers.
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -30,15 +29,6 @@ export function formatTimestamp(value: Date, timeZone: string): string {
   const offset = parts.timeZoneName === 'GMT' ? '+00:00' : (parts.timeZoneName ?? 'GMT+00:00').slice(3);
   const millis = String(value.getUTCMilliseconds()).padStart(3, '0');
   return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.${millis}${offset}`;
-}
-
-export function formatNullableTimestamp(value: Date | null, timeZone: string): string | null {
-  return value === null ? null : formatTimestamp(value, timeZone);
-}
-
-/** Money from a numeric column as the API shows it: decimal text with two places ("1250.00"). */
-export function formatMoney(value: string | null): string | null {
-  return value === null ? null : new Decimal(value).toFixed(2);
 }
 
 /** numeric quantities and rates become JSON numbers ("1.5000" -> 1.5). */

@@ -1,0 +1,72 @@
+// Steps 3 to 8 of the pipeline (src/http/pipeline.ts): who is calling and whether they may.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.js';
+import { API_KEY_PATTERN, findApiKey, touchApiKey } from '../keys/api-keys.js';
+import { callerOf, isWriteMethod } from './request-state.js';
+
+const BEARER = 'Bearer ';
+
+/** 3. Browsers are refused before the key is even looked up. */
+export async function refuseBrowsers(request: FastifyRequest): Promise<void> {
+  if (request.headers.origin !== undefined) throw new ApiError('browser_use_forbidden');
+}
+
+function presentedKey(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string' || !header.startsWith(BEARER)) return null;
+  const key = header.slice(BEARER.length);
+  return API_KEY_PATTERN.test(key) ? key : null;
+}
+
+/** 4. The key: a 401 counts toward the per-IP limit of requests without a valid key. */
+export async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { db, config, rateLimiter } = request.server;
+  const key = presentedKey(request);
+  const found = key ? await findApiKey(db, key) : null;
+  const refusal = !found
+    ? 'invalid_api_key'
+    : found.revoked
+      ? 'api_key_revoked'
+      : found.expired
+        ? 'api_key_expired'
+        : null;
+  if (!found || refusal) {
+    await rateLimiter.consumeAnonymous(request.ip);
+    throw new ApiError(refusal ?? 'invalid_api_key');
+  }
+  const { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes } = found;
+  request.caller = { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes };
+  request.requestContext = { db, companyId, timeZone: config.timeZone };
+  request.log = request.log.child({ api_key_id: apiKeyId, company_id: companyId });
+  reply.log = request.log;
+  if (found.needsTouch) await touchApiKey(db, apiKeyId);
+}
+
+/** 5. Per-key and per-company limits; every request of a valid key counts, refused or not. */
+export async function limit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { apiKeyId, companyId } = callerOf(request);
+  const isWrite = isWriteMethod(request.method);
+  reply.headers(await request.server.rateLimiter.consumeKey({ apiKeyId, companyId, isWrite }));
+}
+
+/** 6. The company must have its partner API enabled. */
+export async function requireEnabledCompany(request: FastifyRequest): Promise<void> {
+  if (!callerOf(request).partnerApiEnabled) throw new ApiError('partner_api_disabled');
+}
+
+/** 7. A test key never writes, whatever its scopes. */
+export async function refuseTestModeWrites(request: FastifyRequest): Promise<void> {
+  if (isWriteMethod(request.method) && callerOf(request).mode === 'test') {
+    throw new ApiError('test_mode_read_only');
+  }
+}
+
+/** 8. The route's scope (every route declares one: checked when it is registered). */
+export async function requireScope(request: FastifyRequest): Promise<void> {
+  const scope = request.routeOptions.config.scope;
+  if (!scope || !callerOf(request).scopes.includes(scope)) {
+    throw new ApiError('insufficient_scope', {
+      hint: `Esta operação exige a permissão "${scope}"; peça ao suporte uma chave que a inclua.`,
+    });
+  }
+}

@@ -1,0 +1,64 @@
+// Money, the one place: exact decimals (decimal.js, never binary floats), numeric(18,2) in the
+// database, two-place decimal text in JSON. Every parse, limit and format of an amount is here;
+// src/invoices/totals.ts keeps only the arithmetic of a draft's totals.
+import { Decimal as BaseDecimal } from 'decimal.js';
+
+/**
+ * Enough significant digits that no product of a quantity (18,4) and a price (18,2) is rounded
+ * before an explicit round2; ROUND_HALF_UP in decimal.js is half away from zero.
+ */
+export const Decimal = BaseDecimal.clone({ precision: 64, rounding: BaseDecimal.ROUND_HALF_UP });
+export type Decimal = InstanceType<typeof Decimal>;
+export type DecimalValue = string | number | Decimal;
+
+/** numeric(18,2) holds 16 integer digits: every amount must stay below 10^16. */
+export const MONEY_LIMIT = new Decimal('1e16');
+
+/** Half away from zero, to 2 places: 49.995 -> 50.00, -2.345 -> -2.35. */
+export function round2(value: DecimalValue): Decimal {
+  return new Decimal(value).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+}
+
+/** An amount as the API shows it and the database stores it: two places, e.g. "1250.00". */
+export function money(value: DecimalValue): string {
+  return new Decimal(value).toFixed(2, Decimal.ROUND_HALF_UP);
+}
+
+/** A nullable numeric column as the API shows it. */
+export function formatMoney(value: string | null): string | null {
+  return value === null ? null : money(value);
+}
+
+/** Number of decimal places a JSON number was written with (1.005 -> 3, 1e-7 -> 7). */
+export function decimalPlacesOf(value: number): number {
+  return new Decimal(value).decimalPlaces();
+}
+
+export const TOO_MANY_MONEY_DECIMALS = 'deve ter no máximo 2 casas decimais';
+export const MONEY_TOO_LARGE = `deve ser menor que ${MONEY_LIMIT.toFixed(0)}`;
+
+/**
+ * A JSON number of a request body as exact money text ("12.50"), or why it cannot be one: more
+ * than 2 decimals are refused, never rounded; so is anything numeric(18,2) cannot hold.
+ */
+export function moneyFromJson(value: number): string | { problem: string } {
+  const amount = new Decimal(String(value));
+  if (amount.decimalPlaces() > 2) return { problem: TOO_MANY_MONEY_DECIMALS };
+  if (amount.gte(MONEY_LIMIT)) return { problem: MONEY_TOO_LARGE };
+  return money(amount);
+}
+
+/**
+ * Operator-typed text ("1500", "1500.5") as a positive amount, or why it is not one. No
+ * exponents or signs: what the operator typed is what gets stored.
+ */
+export function moneyFromText(raw: string): string | { problem: string } {
+  const text = raw.trim();
+  if (!/^[0-9]+(\.[0-9]{1,2})?$/.test(text)) {
+    return { problem: `amount must be a positive number with at most 2 decimals, got "${raw}"` };
+  }
+  const amount = new Decimal(text);
+  if (amount.lte(0)) return { problem: 'amount must be greater than 0' };
+  if (amount.gte(MONEY_LIMIT)) return { problem: 'amount is too large' };
+  return money(amount);
+}

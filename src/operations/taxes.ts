@@ -1,6 +1,6 @@
-import { Decimal } from 'decimal.js';
 import type { Database } from '../db/client.js';
 import { taxes } from '../db/schema.js';
+import { Decimal } from '../money.js';
 import { requireCompany } from './companies.js';
 import { OperationError } from './errors.js';
 

@@ -1,30 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { invoiceTotals, lineTotals } from '../../src/invoices/totals.js';
-import { decimalPlacesOf, money, round2 } from '../../src/money.js';
-
-describe('invoice totals: rounding', () => {
-  it('rounds half away from zero, exactly (never binary floats)', () => {
-    expect(round2('49.995').toFixed(2)).toBe('50.00');
-    expect(round2('0.125').toFixed(2)).toBe('0.13'); // banker's rounding would give 0.12
-    expect(round2('1.005').toFixed(2)).toBe('1.01'); // (1.005).toFixed(2) === '1.00' in floats
-    expect(round2('1.025').toFixed(2)).toBe('1.03');
-    expect(round2('2.675').toFixed(2)).toBe('2.68');
-    expect(round2('-2.345').toFixed(2)).toBe('-2.35');
-    expect(round2('-0.005').toFixed(2)).toBe('-0.01');
-    expect(round2('1.0049999').toFixed(2)).toBe('1.00');
-    expect(money('1250')).toBe('1250.00');
-    expect(money(0)).toBe('0.00');
-  });
-
-  it('counts the decimal places a JSON number was written with', () => {
-    expect(decimalPlacesOf(JSON.parse('10.05'))).toBe(2);
-    expect(decimalPlacesOf(JSON.parse('10.050'))).toBe(2);
-    expect(decimalPlacesOf(JSON.parse('10.001'))).toBe(3);
-    expect(decimalPlacesOf(JSON.parse('1e-7'))).toBe(7);
-    expect(decimalPlacesOf(JSON.parse('1E3'))).toBe(0);
-    expect(decimalPlacesOf(JSON.parse('0.00001'))).toBe(5);
-  });
-});
 
 describe('invoice totals: a line', () => {
   it('1.5 x 33.33 = 49.995 -> 50.00, no tax: null rate and 0.00 tax', () => {

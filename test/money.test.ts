@@ -1,0 +1,59 @@
+// src/money.ts: the one place where amounts are rounded, parsed, limited and formatted.
+import { describe, expect, it } from 'vitest';
+import {
+  decimalPlacesOf,
+  formatMoney,
+  MONEY_TOO_LARGE,
+  money,
+  moneyFromJson,
+  moneyFromText,
+  round2,
+  TOO_MANY_MONEY_DECIMALS,
+} from '../src/money.js';
+
+describe('money: rounding and places', () => {
+  it('rounds half away from zero, exactly (never binary floats)', () => {
+    expect(round2('49.995').toFixed(2)).toBe('50.00');
+    expect(round2('0.125').toFixed(2)).toBe('0.13'); // banker's rounding would give 0.12
+    expect(round2('1.005').toFixed(2)).toBe('1.01'); // (1.005).toFixed(2) === '1.00' in floats
+    expect(round2('1.025').toFixed(2)).toBe('1.03');
+    expect(round2('2.675').toFixed(2)).toBe('2.68');
+    expect(round2('-2.345').toFixed(2)).toBe('-2.35');
+    expect(round2('-0.005').toFixed(2)).toBe('-0.01');
+    expect(round2('1.0049999').toFixed(2)).toBe('1.00');
+    expect(money('1250')).toBe('1250.00');
+    expect(money(0)).toBe('0.00');
+  });
+
+  it('counts the decimal places a JSON number was written with', () => {
+    expect(decimalPlacesOf(JSON.parse('10.05'))).toBe(2);
+    expect(decimalPlacesOf(JSON.parse('10.050'))).toBe(2);
+    expect(decimalPlacesOf(JSON.parse('10.001'))).toBe(3);
+    expect(decimalPlacesOf(JSON.parse('1e-7'))).toBe(7);
+    expect(decimalPlacesOf(JSON.parse('1E3'))).toBe(0);
+    expect(decimalPlacesOf(JSON.parse('0.00001'))).toBe(5);
+  });
+});
+
+describe('money: parsing', () => {
+  it('takes a JSON number as exact text, refusing (never rounding) a third decimal', () => {
+    expect(moneyFromJson(12.5)).toBe('12.50');
+    expect(moneyFromJson(0.1 + 0.2)).toEqual({ problem: TOO_MANY_MONEY_DECIMALS });
+    expect(moneyFromJson(1e16)).toEqual({ problem: MONEY_TOO_LARGE });
+    expect(moneyFromJson(9999999999999998)).toBe('9999999999999998.00');
+  });
+
+  it('takes operator text: positive, at most 2 decimals, no exponents or signs', () => {
+    expect(moneyFromText(' 1500 ')).toBe('1500.00');
+    expect(moneyFromText('1500.5')).toBe('1500.50');
+    for (const bad of ['1e3', '-5', '0', '0.00', '1.005', 'abc', '']) {
+      expect(moneyFromText(bad), bad).toHaveProperty('problem');
+    }
+    expect(moneyFromText('10000000000000000')).toEqual({ problem: 'amount is too large' });
+  });
+
+  it('formats a nullable numeric column with two places', () => {
+    expect(formatMoney('1250.5')).toBe('1250.50');
+    expect(formatMoney(null)).toBeNull();
+  });
+});

@@ -1,8 +1,10 @@
 // The request pipeline of decisions.md, in order: generic 404, X-Request-Id, Origin, the 401s,
 // partner_api_disabled, test_mode_read_only, insufficient_scope, then idempotency headers.
 import { sql } from 'drizzle-orm';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys } from '../../src/db/schema.js';
+import { installPipeline } from '../../src/http/pipeline.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../src/operations/api-keys.js';
 import { createCompany, setPartnerApi } from '../../src/operations/companies.js';
 import {
@@ -202,5 +204,17 @@ describe('internal failures', () => {
     expect(res.headers['x-request-id']).toMatch(/^req_/);
     expect(res.body).not.toMatch(/customers|relation|sql/i);
     await ctx.close();
+  });
+});
+
+describe('installing the pipeline', () => {
+  it('refuses at start-up a route that declares no scope', async () => {
+    const app = Fastify();
+    app.register(async (api) => {
+      installPipeline(api);
+      api.get('/forgotten', async () => ({ data: null }));
+    });
+    await expect(app.ready()).rejects.toThrow('route GET /forgotten declares no scope');
+    await app.close().catch(() => {});
   });
 });

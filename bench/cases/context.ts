@@ -1,0 +1,46 @@
+// What every case group gets: the options, the data set, the running servers, keys, the load tool.
+import type { DatasetInfo } from '../dataset/marker.js';
+import type { RunningServer } from '../lib/servers.js';
+import type { LoadTool } from '../load/index.js';
+import type { Report } from '../report.js';
+
+export const API_PREFIX = '/api/v1/partner';
+
+export interface RunOptions {
+  invoices: number;
+  quick: boolean;
+  groups: Set<string>;
+  rounds: number;
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  threads: number;
+  /** Requests measured per list case (after one warm-up request). */
+  samples: number;
+  writeRequests: number;
+  walk: boolean;
+  /** Pages walked from the start before jumping to the last ones; 0: the whole list. */
+  walkPages: number;
+  walkMaxMinutes: number;
+  pgliteCustomers: number;
+}
+
+export interface BenchContext {
+  options: RunOptions;
+  dataset: DatasetInfo;
+  tool: LoadTool;
+  api: RunningServer;
+  bare: RunningServer;
+  /** Live key with every scope, for reads. */
+  readKey: string;
+  /** A second key, for POST /invoices only (its own write limit and idempotency space). */
+  writeKey: { id: number; key: string };
+  /** File with the main company's customer ids, one a line, for random reads. */
+  customerIdsFile: string;
+  report: Report;
+  log(line: string): void;
+}
+
+export function bearer(key: string): string {
+  return `Bearer ${key}`;
+}

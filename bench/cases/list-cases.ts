@@ -1,0 +1,182 @@
+// Every page-1 list request of the goals (each sort value asc and desc, the default order, each
+// filter), with the exact `total` each one must report, counted here by plain SQL straight from
+// the contract's meaning of the filter, independently of the API's own queries.
+import type { ListParams } from './list-params.js';
+
+export type Resource = 'customers' | 'products' | 'invoices' | 'payments';
+
+export interface ListCase {
+  resource: Resource;
+  label: string;
+  query: Record<string, string>;
+  /** Condition (besides the company's visibility) that defines the expected total; $2.. are `values`. */
+  where: string;
+  values: unknown[];
+}
+
+/** Case- and accent-insensitive substring match, as decisions.md defines `search`. */
+const FOLD = (expression: string) =>
+  `translate(lower(${expression}), 'áàâãäåéèêëíìîïóòôõöúùûüçñýÿ', 'aaaaaaeeeeiiiiooooouuuucnyy')`;
+const searchOf = (columns: string[]) =>
+  `(${columns.map((column) => `${FOLD(column)} like '%' || ${FOLD('$2::text')} || '%'`).join(' or ')})`;
+
+const SORTS: Record<Resource, string[]> = {
+  customers: ['name', 'created_at', 'updated_at'],
+  products: ['name', 'price', 'stock', 'created_at', 'updated_at'],
+  invoices: ['invoice_date', 'due_date', 'grand_total', 'created_at', 'updated_at'],
+  payments: ['payment_date', 'amount', 'created_at', 'updated_at'],
+};
+
+/** SQL counting the rows a company sees of a resource, with `where` added ($1 is the company). */
+export function countSql(resource: Resource, where: string): string {
+  switch (resource) {
+    case 'customers':
+      return `select count(*)::int as total from customers where (company_id = $1 or company_id is null) and ${where}`;
+    case 'products':
+      return `select count(*)::int as total from products where company_id = $1 and ${where}`;
+    case 'invoices':
+      return `select count(*)::int as total from invoices where company_id = $1 and ${where}`;
+    case 'payments':
+      return `select count(*)::int as total from payments p join invoices i on i.id = p.invoice_id
+        where p.company_id = $1 and p.kind = 'receipt' and i.company_id = $1 and ${where}`;
+  }
+}
+
+function sortCases(resource: Resource): ListCase[] {
+  const cases: ListCase[] = [{ resource, label: 'default order', query: {}, where: 'true', values: [] }];
+  for (const sort of SORTS[resource]) {
+    for (const order of ['asc', 'desc']) {
+      cases.push({
+        resource,
+        label: `sort=${sort}&order=${order}`,
+        query: { sort, order },
+        where: 'true',
+        values: [],
+      });
+    }
+  }
+  return cases;
+}
+
+const since = (column: string) => `${column} >= ($2::timestamp at time zone 'Africa/Maputo')`;
+
+function filterCases(p: ListParams): ListCase[] {
+  const customerSearch = searchOf(['name', 'email', 'nuit', 'phone']);
+  const productSearch = searchOf(['name', 'product_code', 'sku']);
+  const search = (resource: Resource, what: string, term: string, where: string): ListCase => ({
+    resource,
+    label: `search ${what} "${term}"`,
+    query: { search: term },
+    where,
+    values: [term],
+  });
+  return [
+    search('customers', 'name', p.nameTerm, customerSearch),
+    search('customers', 'email', p.email, customerSearch),
+    search('customers', 'NUIT', p.nuit, customerSearch),
+    search('customers', 'phone', p.phone, customerSearch),
+    {
+      resource: 'customers',
+      label: 'type=company',
+      query: { type: 'company' },
+      where: `type = 'company'`,
+      values: [],
+    },
+    {
+      resource: 'customers',
+      label: `updated_since=${p.updatedSince}`,
+      query: { updated_since: p.updatedSince },
+      where: since('updated_at'),
+      values: [p.updatedSince],
+    },
+    search('products', 'name', p.productWord, productSearch),
+    search('products', 'code', p.productCode, productSearch),
+    search('products', 'SKU', p.sku, productSearch),
+    {
+      resource: 'products',
+      label: 'type=SERVICES',
+      query: { type: 'SERVICES' },
+      where: `type = 'SERVICES'`,
+      values: [],
+    },
+    {
+      resource: 'products',
+      label: 'is_for_sale=false',
+      query: { is_for_sale: 'false' },
+      where: 'not is_for_sale',
+      values: [],
+    },
+    {
+      resource: 'products',
+      label: `updated_since=${p.updatedSince}`,
+      query: { updated_since: p.updatedSince },
+      where: since('updated_at'),
+      values: [p.updatedSince],
+    },
+    ...['draft', 'unpaid', 'partially_paid', 'paid', 'cancelled'].map(
+      (status): ListCase => ({
+        resource: 'invoices',
+        label: `status=${status}`,
+        query: { status },
+        where: 'status = $2',
+        values: [status],
+      }),
+    ),
+    {
+      resource: 'invoices',
+      label: `customer_id=${p.busiestCustomer} (busiest)`,
+      query: { customer_id: String(p.busiestCustomer) },
+      where: 'customer_id = $2',
+      values: [p.busiestCustomer],
+    },
+    {
+      resource: 'invoices',
+      label: `customer_id=${p.typicalCustomer} (typical)`,
+      query: { customer_id: String(p.typicalCustomer) },
+      where: 'customer_id = $2',
+      values: [p.typicalCustomer],
+    },
+    {
+      resource: 'invoices',
+      label: `date_from=${p.monthFrom}&date_to=${p.monthTo}`,
+      query: { date_from: p.monthFrom, date_to: p.monthTo },
+      where: 'invoice_date between $2::date and $3::date',
+      values: [p.monthFrom, p.monthTo],
+    },
+    {
+      resource: 'invoices',
+      label: `updated_since=${p.updatedSince}`,
+      query: { updated_since: p.updatedSince },
+      where: since('updated_at'),
+      values: [p.updatedSince],
+    },
+    {
+      resource: 'payments',
+      label: `invoice_id=${p.invoiceWithReceipts}`,
+      query: { invoice_id: String(p.invoiceWithReceipts) },
+      where: 'p.invoice_id = $2',
+      values: [p.invoiceWithReceipts],
+    },
+    {
+      resource: 'payments',
+      label: `date_from=${p.monthFrom}&date_to=${p.monthTo}`,
+      query: { date_from: p.monthFrom, date_to: p.monthTo },
+      where: 'p.payment_date between $2::date and $3::date',
+      values: [p.monthFrom, p.monthTo],
+    },
+  ];
+}
+
+export function listCases(params: ListParams): ListCase[] {
+  const resources: Resource[] = ['customers', 'products', 'invoices', 'payments'];
+  const filters = filterCases(params);
+  return resources.flatMap((resource) => [
+    ...sortCases(resource),
+    ...filters.filter((candidate) => candidate.resource === resource),
+  ]);
+}
+
+export function pathOf(resource: Resource, query: Record<string, string>): string {
+  const search = new URLSearchParams(query).toString();
+  return `/${resource}${search ? `?${search}` : ''}`;
+}

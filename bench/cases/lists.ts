@@ -1,0 +1,69 @@
+// Page 1 of every list case, one request at a time: median of N (min, max) against the goal,
+// and the `total` each answer reports must be exactly the count of the matching rows.
+import { GOALS } from '../goals.js';
+import { getJson } from '../lib/http.js';
+import { queryRows } from '../lib/postgres.js';
+import { summary } from '../lib/stats.js';
+import { fmt, fmtRange } from '../report.js';
+import { API_PREFIX, type BenchContext, bearer } from './context.js';
+import { countSql, type ListCase, listCases, pathOf } from './list-cases.js';
+import { listParams } from './list-params.js';
+
+export interface ListAnswer {
+  data: { id: number }[];
+  pagination: { total: number; count: number; per_page: number; current_page: number; last_page: number };
+}
+
+export async function expectedTotal(context: BenchContext, listCase: ListCase): Promise<number> {
+  const [row] = await queryRows<{ total: number }>(
+    context.dataset.url,
+    countSql(listCase.resource, listCase.where),
+    [context.dataset.mainCompany, ...listCase.values],
+  );
+  return row?.total ?? 0;
+}
+
+/** GET a list page; throws unless it answers 200 with a list body. */
+export async function getList(
+  context: BenchContext,
+  path: string,
+): Promise<{ answer: ListAnswer; ms: number }> {
+  const response = await getJson<ListAnswer>(
+    `${context.api.url}${API_PREFIX}${path}`,
+    bearer(context.readKey),
+  );
+  if (response.status !== 200 || !response.json.pagination) {
+    throw new Error(
+      `GET ${path} answered ${response.status}: ${JSON.stringify(response.json).slice(0, 300)}`,
+    );
+  }
+  return { answer: response.json, ms: response.ms };
+}
+
+export async function runLists(context: BenchContext): Promise<void> {
+  const params = await listParams(context.dataset.url, context.dataset.mainCompany);
+  for (const listCase of listCases(params)) {
+    const path = pathOf(listCase.resource, listCase.query);
+    const expected = await expectedTotal(context, listCase);
+    const totals = new Set<number>();
+    const times: number[] = [];
+    for (let i = 0; i <= context.options.samples; i++) {
+      const { answer, ms } = await getList(context, path);
+      totals.add(answer.pagination.total);
+      if (i > 0) times.push(ms); // the first request warms up, it is not counted
+    }
+    const exact = totals.size === 1 && totals.has(expected);
+    const stats = summary(times);
+    context.report.add({
+      group: 'lists',
+      case: `GET /${listCase.resource} ${listCase.label}`,
+      metric: 'page 1 ms',
+      api: fmtRange(stats),
+      bare: '-',
+      ratio: `${fmt(stats.median)} ms, total ${exact ? 'exact' : `WRONG (${[...totals].join(',')} vs ${expected})`}`,
+      goal: `≤ ${GOALS.listPage1Ms} ms, exact total`,
+      pass: exact && stats.median <= GOALS.listPage1Ms,
+      details: { path, expectedTotal: expected, reportedTotals: [...totals], samplesMs: times },
+    });
+  }
+}

@@ -1,0 +1,134 @@
+// GET /customers/{id} and GET /ping under concurrent load against the bare node:http + pg server
+// doing the same primary-key read, in one interleaved run: bare, api, ping, bare, api, ping...
+// Ratios are taken round by round (the machine drifts; neighbouring runs see the same drift).
+import { GOALS } from '../goals.js';
+import type { RunningServer } from '../lib/servers.js';
+import { max, median, min, summary } from '../lib/stats.js';
+import type { LoadResult, LoadSpec } from '../load/index.js';
+import { fmt, fmtRange } from '../report.js';
+import { API_PREFIX, type BenchContext, bearer } from './context.js';
+
+export interface Target {
+  label: string;
+  spec: LoadSpec;
+}
+
+export function customerReadTarget(
+  context: BenchContext,
+  server: RunningServer,
+  prefix: string,
+  idsFile: string,
+  key: string,
+): LoadSpec {
+  const { options } = context;
+  return {
+    url: server.url,
+    path: `${prefix}/customers/{id}`,
+    idsFile,
+    authorization: bearer(key),
+    connections: options.connections,
+    threads: options.threads,
+    seconds: options.seconds,
+  };
+}
+
+/** Warm-up of every target, then `rounds` rounds of all targets in turn; results by label. */
+export async function interleaved(
+  context: BenchContext,
+  targets: Target[],
+): Promise<Map<string, LoadResult[]>> {
+  const { options, tool, log } = context;
+  for (const target of targets) {
+    log(`  warm-up ${target.label} (${options.warmupSeconds} s)`);
+    await tool.run({ ...target.spec, seconds: options.warmupSeconds });
+  }
+  const results = new Map<string, LoadResult[]>(targets.map((target) => [target.label, []]));
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const target of targets) {
+      const result = await tool.run(target.spec);
+      results.get(target.label)!.push(result);
+      log(
+        `  round ${round}/${options.rounds} ${target.label}: ${fmt(result.requestsPerSecond)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms${result.failures ? `, ${result.failures} FAILED` : ''}`,
+      );
+    }
+  }
+  return results;
+}
+
+export function ratios(
+  api: LoadResult[],
+  bare: LoadResult[],
+  pick: (result: LoadResult) => number,
+): number[] {
+  return api.map((result, index) => pick(result) / pick(bare[index]!));
+}
+
+export function failuresOf(...runs: LoadResult[][]): number {
+  return runs.flat().reduce((sum, run) => sum + run.failures, 0);
+}
+
+/** The req/s row of one API target against the bare runs of the same rounds. */
+export function throughputRow(
+  context: BenchContext,
+  caseName: string,
+  api: LoadResult[],
+  bare: LoadResult[],
+  goal: number,
+): void {
+  const perRound = ratios(api, bare, (result) => result.requestsPerSecond);
+  const failures = failuresOf(api, bare);
+  context.report.add({
+    group: 'throughput',
+    case: caseName,
+    metric: 'req/s',
+    api: fmtRange(summary(api.map((result) => result.requestsPerSecond)), 0),
+    bare: fmt(median(bare.map((result) => result.requestsPerSecond)), 0),
+    ratio: `${median(perRound).toFixed(2)}x (${min(perRound).toFixed(2)}–${max(perRound).toFixed(2)})`,
+    goal: `≥ ${goal.toFixed(2)}x`,
+    pass: failures === 0 && median(perRound) >= goal,
+    details: { perRoundRatio: perRound, api, bare, failures },
+  });
+}
+
+export async function runThroughput(context: BenchContext): Promise<void> {
+  const { api, bare, readKey, customerIdsFile, options } = context;
+  const bareSpec = customerReadTarget(context, bare, '', customerIdsFile, readKey);
+  const apiSpec = customerReadTarget(context, api, API_PREFIX, customerIdsFile, readKey);
+  const pingSpec: LoadSpec = { ...apiSpec, path: `${API_PREFIX}/ping`, idsFile: undefined };
+  const results = await interleaved(context, [
+    { label: 'bare', spec: bareSpec },
+    { label: 'api customers/{id}', spec: apiSpec },
+    { label: 'api ping', spec: pingSpec },
+  ]);
+  const bareRuns = results.get('bare')!;
+  const apiRuns = results.get('api customers/{id}')!;
+  const pingRuns = results.get('api ping')!;
+
+  throughputRow(context, 'GET /customers/{id}', apiRuns, bareRuns, GOALS.customerReadRatio);
+  const p99Ratios = ratios(apiRuns, bareRuns, (result) => result.p99Ms);
+  context.report.add({
+    group: 'throughput',
+    case: 'GET /customers/{id}',
+    metric: 'p99 ms',
+    api: fmtRange(summary(apiRuns.map((result) => result.p99Ms)), 2),
+    bare: fmt(median(bareRuns.map((result) => result.p99Ms)), 2),
+    ratio: `${median(p99Ratios).toFixed(2)}x (${min(p99Ratios).toFixed(2)}–${max(p99Ratios).toFixed(2)})`,
+    goal: `≤ ${GOALS.customerReadP99Ratio.toFixed(1)}x`,
+    pass: median(p99Ratios) <= GOALS.customerReadP99Ratio,
+    details: { perRoundRatio: p99Ratios },
+  });
+  context.report.add({
+    group: 'throughput',
+    case: 'GET /customers/{id}',
+    metric: 'p50 ms',
+    api: fmt(median(apiRuns.map((result) => result.p50Ms)), 2),
+    bare: fmt(median(bareRuns.map((result) => result.p50Ms)), 2),
+    ratio: `${median(ratios(apiRuns, bareRuns, (result) => result.p50Ms)).toFixed(2)}x`,
+    goal: '-',
+    pass: null,
+  });
+  throughputRow(context, 'GET /ping (vs bare customer read)', pingRuns, bareRuns, GOALS.pingRatio);
+  context.log(
+    `  connections ${options.connections}, threads ${options.threads}, ${options.seconds} s per run`,
+  );
+}

@@ -1,0 +1,92 @@
+// Starting the servers under test: the project's API (`bin/invoicing serve --json`, on PostgreSQL
+// or on an embedded PGlite directory) and the bare yardstick server. Each prints one JSON line
+// when ready; logs go to a file. PORT=0 lets the kernel pick a free port.
+import type { ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { startChild, stopChild } from './children.js';
+import { type CliTarget, storageEnv } from './invoicing-cli.js';
+import { benchDir, invoicingBin, repoRoot } from './paths.js';
+
+export interface RunningServer {
+  name: string;
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Limits high enough that no request of the bench is ever refused (the limits are still checked). */
+export const GENEROUS_LIMITS: NodeJS.ProcessEnv = {
+  RATE_LIMIT_KEY_PER_MINUTE: '1000000000',
+  RATE_LIMIT_KEY_WRITES_PER_MINUTE: '1000000000',
+  RATE_LIMIT_KEY_PER_DAY: '1000000000',
+  RATE_LIMIT_COMPANY_PER_MINUTE: '1000000000',
+  RATE_LIMIT_IP_PER_MINUTE: '1000000000',
+};
+
+async function waitForReadyLine(
+  child: ChildProcess,
+  name: string,
+  timeoutMs = 120_000,
+): Promise<{ url: string; pid: number }> {
+  const lines = createInterface({ input: child.stdout! });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${name} exited before it was ready (${code ?? signal})`)),
+    ),
+  );
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`${name} not ready after ${timeoutMs / 1000} s`)), timeoutMs).unref(),
+  );
+  const ready = (async () => {
+    for await (const line of lines) {
+      if (line.startsWith('{')) return JSON.parse(line) as { url: string; pid: number };
+    }
+    throw new Error(`${name} closed its output before it was ready`);
+  })();
+  return Promise.race([ready, exited, timeout]);
+}
+
+async function start(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+): Promise<RunningServer> {
+  const log = openSync(logFile, 'w');
+  const child = startChild(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', log] });
+  closeSync(log);
+  try {
+    const ready = await waitForReadyLine(child, name);
+    return { name, url: ready.url, pid: child.pid!, stop: () => stopChild(child) };
+  } catch (error) {
+    await stopChild(child);
+    throw new Error(`${(error as Error).message}; see ${logFile}`);
+  }
+}
+
+/**
+ * The API as operators run it: request logging at LOG_LEVEL=info (to `logFile`), rate limits in
+ * Redis (REDIS_URL, default the local one) with generous values.
+ */
+export function startApiServer(name: string, target: CliTarget, logFile: string): Promise<RunningServer> {
+  const env = {
+    ...storageEnv(target),
+    ...GENEROUS_LIMITS,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  };
+  return start(name, [invoicingBin, 'serve', '--json'], env, logFile);
+}
+
+export function startBareServer(
+  databaseUrl: string,
+  companyId: number,
+  logFile: string,
+): Promise<RunningServer> {
+  const env = { ...process.env, DATABASE_URL: databaseUrl, COMPANY_ID: String(companyId), PORT: '0' };
+  return start('bare node:http + pg', ['--import', 'tsx', `${benchDir}bare-server.ts`], env, logFile);
+}

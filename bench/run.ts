@@ -1,0 +1,218 @@
+// `npm run bench`: the measuring harness of the performance issue. See bench/README.md.
+// Builds or reuses the data set, starts the API (PostgreSQL, then PGlite) and the bare
+// node:http + pg yardstick, runs the case groups, prints one table and writes
+// bench/results/latest.json.
+import { writeFileSync } from 'node:fs';
+import type { BenchContext, RunOptions } from './cases/context.js';
+import { runDeepPages } from './cases/deep.js';
+import { runLists } from './cases/lists.js';
+import { memoryRow } from './cases/memory.js';
+import { runPglite } from './cases/pglite.js';
+import { runThroughput } from './cases/throughput.js';
+import { runWalk } from './cases/walk.js';
+import { runWrites } from './cases/writes.js';
+import { ensureDataset } from './dataset/ensure.js';
+import { GOALS } from './goals.js';
+import { DEFAULT_INVOICES, parseOptions, positiveInteger } from './lib/args.js';
+import { installCleanup, stopAllChildren } from './lib/children.js';
+import { closeConnections } from './lib/http.js';
+import { createKey, invoicing } from './lib/invoicing-cli.js';
+import { describeMachine } from './lib/machine.js';
+import { ensureDir, resultsDir } from './lib/paths.js';
+import { queryRows, withClient } from './lib/postgres.js';
+import { readMemory, sampleRss } from './lib/rss.js';
+import { startApiServer, startBareServer } from './lib/servers.js';
+import { chooseLoadTool } from './load/index.js';
+import { describeMachine as describeRun, Report, type RunMeta } from './report.js';
+
+const GROUPS = ['throughput', 'lists', 'deep', 'writes', 'walk', 'pglite'] as const;
+const RUNNERS: Record<(typeof GROUPS)[number], (context: BenchContext) => Promise<void>> = {
+  throughput: runThroughput,
+  lists: runLists,
+  deep: runDeepPages,
+  writes: runWrites,
+  walk: runWalk,
+  pglite: runPglite,
+};
+
+const USAGE = `usage: npm run bench -- [options]
+  --invoices N          data set size (default ${DEFAULT_INVOICES}); generated first when missing
+  --fresh               rebuild the data set even if it exists
+  --quick               short smoke run: 2 rounds of 3 s, 3 samples, 10 writes, walk of 20 pages
+  --only G[,G...]       run only these groups: ${GROUPS.join(', ')}
+  --no-walk / --walk    skip / run the page-by-page walk (default: on)
+  --walk-pages K        walk pages 1..K, then the last 10 (default: all pages)
+  --walk-max-minutes M  shorten the walk the same way once it has run M minutes (default 20)
+  --rounds R --seconds S --connections C --threads T   throughput settings (5, 10, 32, 2)
+  --tool wrk|autocannon force a load generator (default: wrk when on PATH)
+  --strict              exit 1 when a goal is not met`;
+
+function readOptions(): RunOptions & { fresh: boolean; tool?: string; strict: boolean } {
+  const values = parseOptions(
+    {
+      invoices: { type: 'string' },
+      fresh: { type: 'boolean' },
+      quick: { type: 'boolean' },
+      only: { type: 'string' },
+      walk: { type: 'boolean' },
+      'no-walk': { type: 'boolean' },
+      'walk-pages': { type: 'string' },
+      'walk-max-minutes': { type: 'string' },
+      rounds: { type: 'string' },
+      seconds: { type: 'string' },
+      connections: { type: 'string' },
+      threads: { type: 'string' },
+      tool: { type: 'string' },
+      strict: { type: 'boolean' },
+    },
+    USAGE,
+  );
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const text = (name: string) => (values as Record<string, unknown>)[name] as string | undefined;
+  const quick = Boolean(values.quick);
+  const groups = new Set(text('only')?.split(',') ?? GROUPS);
+  for (const group of groups) {
+    if (!(GROUPS as readonly string[]).includes(group)) {
+      process.stderr.write(`unknown group "${group}"\n\n${USAGE}\n`);
+      process.exit(2);
+    }
+  }
+  return {
+    invoices: positiveInteger(text('invoices'), '--invoices', DEFAULT_INVOICES),
+    fresh: Boolean(values.fresh),
+    quick,
+    groups,
+    rounds: positiveInteger(text('rounds'), '--rounds', quick ? 2 : 5),
+    seconds: positiveInteger(text('seconds'), '--seconds', quick ? 3 : 10),
+    warmupSeconds: quick ? 2 : 5,
+    connections: positiveInteger(text('connections'), '--connections', 32),
+    threads: positiveInteger(text('threads'), '--threads', 2),
+    samples: quick ? 3 : 5,
+    writeRequests: quick ? 10 : 60,
+    walk: !values['no-walk'],
+    walkPages: text('walk-pages') ? positiveInteger(text('walk-pages'), '--walk-pages', 0) : quick ? 20 : 0,
+    walkMaxMinutes: positiveInteger(text('walk-max-minutes'), '--walk-max-minutes', 20),
+    pgliteCustomers: 5000,
+    tool: text('tool'),
+    strict: Boolean(values.strict),
+  };
+}
+
+/** Leftovers of bench/explain.ts (auto_explain settings) would slow every request: removed. */
+async function prepareDatabase(url: string, database: string, log: (line: string) => void): Promise<void> {
+  await withClient(url, (client) => client.query(`alter database "${database}" reset all`));
+  const count = async () =>
+    (await queryRows<{ n: number }>(url, 'select count(*)::int as n from drizzle.__drizzle_migrations'))[0]
+      ?.n ?? 0;
+  const before = await count();
+  await invoicing({ databaseUrl: url }, ['migrate']);
+  if ((await count()) !== before) {
+    log('New migrations were applied to the data set: ANALYZE');
+    await withClient(url, (client) => client.query('analyze'));
+  }
+}
+
+async function main(): Promise<number> {
+  const options = readOptions();
+  installCleanup();
+  ensureDir(resultsDir);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const dataset = await ensureDataset({ invoices: options.invoices, fresh: options.fresh, log });
+  await prepareDatabase(dataset.url, dataset.database, log);
+  const target = { databaseUrl: dataset.url };
+  const readKey = await createKey(target, dataset.mainCompany);
+  const writeKey = await createKey(target, dataset.mainCompany);
+  const customerIdsFile = `${resultsDir}/customer-ids.txt`;
+  const ids = await queryRows<{ id: number }>(
+    dataset.url,
+    'select id from customers where company_id = $1 order by id',
+    [dataset.mainCompany],
+  );
+  writeFileSync(customerIdsFile, `${ids.map((row) => row.id).join('\n')}\n`);
+
+  const tool = await chooseLoadTool(options.tool);
+  log(`Load generator: ${tool.name}`);
+  const bare = await startBareServer(dataset.url, dataset.mainCompany, `${resultsDir}/bare-server.log`);
+  const api = await startApiServer('API on PostgreSQL', target, `${resultsDir}/api-postgres.log`);
+  log(`API ${api.url} (pid ${api.pid}), bare ${bare.url} (pid ${bare.pid})`);
+  const report = new Report();
+  const context: BenchContext = {
+    options,
+    dataset,
+    tool,
+    api,
+    bare,
+    readKey: readKey.key,
+    writeKey,
+    customerIdsFile,
+    report,
+    log,
+  };
+  const apiRss = sampleRss(api.pid);
+  const started = Date.now();
+  for (const group of GROUPS) {
+    if (!options.groups.has(group) || (group === 'walk' && !options.walk)) continue;
+    log(`\n== ${group}`);
+    const groupStarted = Date.now();
+    try {
+      await RUNNERS[group](context);
+    } catch (error) {
+      log(`  ${group} failed: ${(error as Error).stack ?? error}`);
+      report.add({
+        group,
+        case: `${group}: harness error`,
+        metric: '-',
+        api: '-',
+        bare: '-',
+        ratio: (error as Error).message.slice(0, 120),
+        goal: '-',
+        pass: false,
+      });
+    }
+    log(`  (${group}: ${((Date.now() - groupStarted) / 1000).toFixed(0)} s)`);
+  }
+  if (options.groups.has('throughput')) {
+    memoryRow(
+      context,
+      'API server memory on PostgreSQL',
+      apiRss.stop(),
+      readMemory(api.pid).hwmMb,
+      GOALS.rssPostgresMb,
+    );
+  }
+  closeConnections();
+  await stopAllChildren();
+
+  const meta: RunMeta = {
+    date: new Date().toISOString(),
+    machine: await describeMachine(dataset.url),
+    tool: `${tool.name} (-t${options.threads} -c${options.connections}, ${options.rounds} rounds of ${options.seconds} s)`,
+    settings: {
+      ...options,
+      groups: [...options.groups],
+      minutes: Math.round((Date.now() - started) / 60_000),
+    },
+    dataset: {
+      database: dataset.database,
+      ...dataset.counts,
+      sizeGb: Number((dataset.sizeBytes / 1024 ** 3).toFixed(2)),
+    },
+  };
+  report.writeJson(`${resultsDir}/latest.json`, meta);
+  log(
+    `\n${report.table()}\n\n${report.summaryLine()}\n${describeRun(meta)}\nWritten: bench/results/latest.json`,
+  );
+  return options.strict && report.rows.some((row) => row.pass === false) ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  async (error) => {
+    process.stderr.write(`bench failed: ${(error as Error).stack ?? error}\n`);
+    await stopAllChildren();
+    process.exit(1);
+  },
+);

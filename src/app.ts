@@ -15,6 +15,7 @@ import { installPipeline } from './http/pipeline.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { bodyAjv, queryAjv } from './http/validation.js';
 import { invoiceRoutes } from './invoices/routes.js';
+import { createKeyCache } from './keys/key-cache.js';
 import { registerOpenApi } from './openapi.js';
 import { paymentRoutes } from './payments/routes.js';
 import { pingRoutes } from './ping/routes.js';
@@ -59,7 +60,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.decorate('db', database.db);
   app.decorate('config', config);
   app.decorate('rateLimiter', rateLimiter);
+  const keyCache = createKeyCache(database.db);
+  app.decorate('keyCache', keyCache);
+  const stopListening = await database.listen('api_keys_changed', () => keyCache.clear());
   app.addHook('onClose', async () => {
+    await stopListening();
     if (!options.rateLimiter) await rateLimiter.close();
     if (!options.database) await database.close();
   });

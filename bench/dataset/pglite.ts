@@ -4,6 +4,7 @@
 // data set, run on PGlite opened directly (PGlite is single-process: nothing else is open then).
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_OPTIONS } from '../../src/db/client.js';
 import { invoicing } from '../lib/invoicing-cli.js';
 import { dataDir as benchDataDir, ensureDir } from '../lib/paths.js';
 import { insertCustomers } from './customers-sql.js';
@@ -18,7 +19,7 @@ export interface PgliteDataset {
 }
 
 async function withPglite<T>(dataDir: string, work: (db: PGlite) => Promise<T>): Promise<T> {
-  const db = new PGlite(dataDir);
+  const db = new PGlite({ ...PGLITE_OPTIONS, dataDir });
   await db.waitReady;
   try {
     return await work(db);

@@ -1,7 +1,8 @@
 // Opens the one database the service uses: PostgreSQL through a pool when a URL is given,
 // otherwise the embedded PGlite persisted in a directory (or in memory, for tests).
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -22,8 +23,16 @@ export interface DatabaseHandle {
   description: string;
   /** The node-postgres pool behind `db` (PostgreSQL only), for work that needs one session. */
   pool?: pg.Pool;
+  /**
+   * Calls `onNotify` on every NOTIFY of `channel` (and whenever delivery may have had a gap, e.g.
+   * after a reconnection); resolves to the function that stops listening.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
+
+/** The extensions the migrations need, for every PGlite the project opens (also the benchmark's). */
+export const PGLITE_OPTIONS = { extensions: { pg_trgm } } satisfies PGliteOptions;
 
 // Postgres `date` stays 'YYYY-MM-DD' and `numeric` stays a string: never a JS Date or float.
 pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
@@ -41,18 +50,66 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
       kind: 'postgres',
       description: `PostgreSQL ${url.hostname}:${url.port || 5432}${url.pathname}`,
       pool,
+      listen: async (channel, onNotify) => listenOnPostgres(target.url, channel, onNotify),
       close: () => pool.end(),
     };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
-  const client = target.dataDir ? new PGlite(target.dataDir) : new PGlite();
+  const client = new PGlite({ ...PGLITE_OPTIONS, ...(target.dataDir ? { dataDir: target.dataDir } : {}) });
   await client.waitReady;
   const db = drizzlePglite({ client, schema }) as unknown as Database;
   return {
     db,
     kind: 'pglite',
     description: target.dataDir ? `embedded PGlite in ${target.dataDir}` : 'embedded PGlite in memory',
+    listen: (channel, onNotify) => client.listen(channel, onNotify),
     close: () => client.close(),
+  };
+}
+
+const RECONNECT_DELAY_MS = 1000;
+
+/**
+ * LISTEN on a connection of its own (outside the pool), reconnecting after a second when it is
+ * lost. Every (re)connection counts as a notification: what was sent during the gap is not lost.
+ */
+function listenOnPostgres(url: string, channel: string, onNotify: () => void): () => Promise<void> {
+  if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+  let stopped = false;
+  let current: pg.Client | null = null;
+  let retry: NodeJS.Timeout | undefined;
+  const reconnectLater = () => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, RECONNECT_DELAY_MS);
+    retry.unref();
+  };
+  const connect = async () => {
+    const client = new pg.Client({ connectionString: url });
+    current = client;
+    client.on('error', () => {});
+    client.on('end', () => {
+      if (current === client) current = null;
+      onNotify();
+      reconnectLater();
+    });
+    client.on('notification', () => onNotify());
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${channel}"`);
+      onNotify();
+    } catch {
+      await client.end().catch(() => {});
+      reconnectLater();
+    }
+  };
+  void connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await current?.end().catch(() => {});
   };
 }
 

@@ -6,6 +6,7 @@
 // drizzle/0001_search_fold.sql.
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   check,
   date,
@@ -398,3 +399,13 @@ export const idempotencyKeys = pgTable(
     index('idempotency_keys_expires_idx').on(t.expiresAt),
   ],
 );
+
+/**
+ * One counter per company (company_id 0: the global customers), raised by a statement trigger on
+ * every write to customers, products, invoices and payments (drizzle/0003_speed.sql). A list's
+ * exact total may be remembered while the counter it was read with has not moved.
+ */
+export const dataVersions = pgTable('data_versions', {
+  companyId: integer('company_id').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
+});

@@ -1,7 +1,7 @@
 // Steps 3 to 8 of the pipeline (src/http/pipeline.ts): who is calling and whether they may.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import { API_KEY_PATTERN, findApiKey, touchApiKey } from '../keys/api-keys.js';
+import { API_KEY_PATTERN, touchApiKey } from '../keys/api-keys.js';
 import { callerOf, isWriteMethod } from './request-state.js';
 
 const BEARER = 'Bearer ';
@@ -20,14 +20,14 @@ function presentedKey(request: FastifyRequest): string | null {
 
 /** 4. The key: a 401 counts toward the per-IP limit of requests without a valid key. */
 export async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const { db, config, rateLimiter } = request.server;
+  const { db, config, rateLimiter, keyCache } = request.server;
   const key = presentedKey(request);
-  const found = key ? await findApiKey(db, key) : null;
+  const found = key ? await keyCache.find(key) : null;
   const refusal = !found
     ? 'invalid_api_key'
     : found.revoked
       ? 'api_key_revoked'
-      : found.expired
+      : found.expiresAt.getTime() <= Date.now()
         ? 'api_key_expired'
         : null;
   if (!found || refusal) {

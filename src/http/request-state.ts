@@ -6,6 +6,7 @@ import type { RequestContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import type { FieldErrors } from '../errors.js';
 import type { KeyMode } from '../keys/api-keys.js';
+import type { KeyCache } from '../keys/key-cache.js';
 import type { Scope } from '../keys/scopes.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -24,6 +25,7 @@ declare module 'fastify' {
     db: Database;
     config: Config;
     rateLimiter: RateLimiter;
+    keyCache: KeyCache;
   }
   interface FastifyRequest {
     /** Null only before authentication has run. */

@@ -39,7 +39,7 @@ export interface AuthenticatedKey {
   partnerApiEnabled: boolean;
   mode: KeyMode;
   scopes: string[];
-  expired: boolean;
+  expiresAt: Date;
   revoked: boolean;
   /** last_used_at is unset or over a minute old. */
   needsTouch: boolean;
@@ -55,7 +55,7 @@ export async function findApiKey(db: Database, presentedKey: string): Promise<Au
       partnerApiEnabled: companies.partnerApiEnabled,
       mode: apiKeys.mode,
       scopes: apiKeys.scopes,
-      expired: sql<boolean>`${apiKeys.expiresAt} <= now()`,
+      expiresAt: apiKeys.expiresAt,
       revoked: sql<boolean>`${apiKeys.revokedAt} is not null`,
       needsTouch: sql<boolean>`${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsedAt} < now() - interval '1 minute'`,
     })

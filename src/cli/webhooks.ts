@@ -100,7 +100,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     name: 'webhooks test',
     summary: 'send a ping event to an endpoint and show how it answered',
     usage: 'ID',
-    help: 'The ping is delivered by the running server like any event, signed the same way, and never retried.',
+    help: 'This command sends the ping itself at once (also when no server runs), signed like every event; it is never retried.',
     options: {},
     positional: 'ID',
     operation: 'webhooks.test',

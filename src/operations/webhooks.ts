@@ -2,10 +2,11 @@
 // src/operations/index.ts. The model and the delivery machinery are src/webhooks/; this file
 // checks the raw arguments (command-line strings or the admin socket's JSON) and turns the
 // model's refusals into OperationErrors.
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { loadConfig, type WebhookConfig } from '../config.js';
 import type { Database } from '../db/client.js';
-import { companies, webhookAttempts, webhookDeliveries, webhookEvents } from '../db/schema.js';
+import { companies } from '../db/schema.js';
+import { attemptDelivery, loadDelivery, saveOutcome } from '../webhooks/deliveries.js';
 import {
   createEndpoint,
   deliveryLog,
@@ -25,8 +26,8 @@ import type { OperationContext } from './index.js';
 
 type RawArgs = Record<string, unknown>;
 
-/** How long `webhooks test` waits for the ping's attempt (its timeout is 10 s). */
-const TEST_WAIT_MS = 15_000;
+/** A ping is attempted by `webhooks test` itself; a worker takes it only if still pending after this. */
+const PING_HOLD_MS = 60_000;
 const MAX_LOG_ROWS = 1000;
 
 function webhookSettings(context: OperationContext): WebhookConfig {
@@ -69,9 +70,14 @@ async function partnerApiEnabled(db: Database, companyId: number): Promise<boole
   return row?.enabled === true;
 }
 
-/** Queues a ping for the endpoint and waits (a while) for the worker's attempt. */
+/**
+ * Sends a ping to the endpoint now, from this process, and tells how it answered. The ping is
+ * queued and committed first (held back from the workers for a minute), so it is in the log, and
+ * sent by a worker later should this command die before its attempt is written.
+ */
 async function testEndpoint(context: OperationContext, endpointId: number) {
   const { db, timeZone } = context;
+  const settings = webhookSettings(context);
   const endpoint = await refusing(() => requireEndpoint(db, endpointId));
   if (!endpoint.enabled)
     throw new OperationError(`webhook endpoint ${endpointId} is disabled: enable it first`);
@@ -80,51 +86,30 @@ async function testEndpoint(context: OperationContext, endpointId: number) {
       `the partner API of company ${endpoint.companyId} is disabled, and with it its webhooks: enable it first`,
     );
   }
-  const eventId = await db.transaction((tx) =>
-    recordPing({ db: tx, companyId: endpoint.companyId, timeZone }, endpointId),
+  const { eventId, deliveryId } = await db.transaction((tx) =>
+    recordPing({ db: tx, companyId: endpoint.companyId, timeZone }, endpointId, PING_HOLD_MS),
   );
-  wakeLocalWorkers();
-  const deadline = Date.now() + TEST_WAIT_MS;
-  for (;;) {
-    const [attempt] = await db
-      .select({
-        succeeded: webhookAttempts.succeeded,
-        statusCode: webhookAttempts.statusCode,
-        latencyMs: webhookAttempts.latencyMs,
-        error: webhookAttempts.error,
-      })
-      .from(webhookAttempts)
-      .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
-      .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
-      .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookEvents.publicId, eventId)))
-      .limit(1);
-    if (attempt) {
-      return {
-        endpoint_id: endpointId,
-        event_id: eventId,
-        status: attempt.succeeded ? 'succeeded' : 'failed',
-        status_code: attempt.statusCode,
-        latency_ms: attempt.latencyMs,
-        error: attempt.error,
-      };
-    }
-    if (Date.now() >= deadline) {
-      return {
-        endpoint_id: endpointId,
-        event_id: eventId,
-        status: 'pending',
-        status_code: null,
-        latency_ms: null,
-        error: 'not attempted yet: deliveries go out from the running server (bin/invoicing serve)',
-      };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const delivery = await loadDelivery(db, deliveryId);
+  if (!delivery) throw new Error(`ping delivery ${deliveryId} vanished`);
+  const result = await attemptDelivery(delivery, {
+    policy: { allowHttp: settings.allowHttp, allowPrivate: settings.allowPrivate },
+  });
+  await saveOutcome(db, delivery, result, settings.retrySchedule);
+  return {
+    endpoint_id: endpointId,
+    event_id: eventId,
+    status: result.succeeded ? 'succeeded' : 'failed',
+    status_code: result.statusCode,
+    latency_ms: result.latencyMs,
+    error: result.error,
+  };
 }
 
 interface Definition<A, R> {
   parse(raw: RawArgs): A;
   run(context: OperationContext, args: A): Promise<R>;
+  /** Only reads (nothing to audit, no transaction needed). */
+  reads?: true;
 }
 
 const define = <A, R>(definition: Definition<A, R>) => definition;
@@ -148,6 +133,7 @@ export const webhookOperations = {
     },
   }),
   'webhooks.list': define({
+    reads: true,
     parse: (raw) => ({ companyId: idOf(raw, 'company', 'company') }),
     run: async ({ db }, args) => {
       await requireCompany(db, args.companyId);
@@ -178,6 +164,7 @@ export const webhookOperations = {
     run: (context, args) => testEndpoint(context, args.id),
   }),
   'webhooks.deliveries': define({
+    reads: true,
     parse: (raw) => {
       const limit = raw.limit === undefined ? 20 : Number(raw.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LOG_ROWS) {

@@ -18,7 +18,8 @@ import { disableAfterFailures, signingSecrets } from './endpoints.js';
 import { PING_EVENT } from './event-types.js';
 import { countAttempt, countExhausted, observeLag } from './metrics.js';
 import { retryDelay } from './schedule.js';
-import type { AttemptResult } from './sender.js';
+import { type AttemptOptions, type AttemptResult, sendAttempt } from './sender.js';
+import { signedHeaders } from './signer.js';
 
 export interface DueDelivery {
   id: number;
@@ -51,6 +52,13 @@ interface DueRow {
 }
 
 const asDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
+
+const deliveryColumns = sql`select d.id, d.endpoint_id, d.company_id, d.attempts,
+    ev.public_id, ev.type, ev.payload, ev.created_at as event_created_at,
+    e.url, e.secret, e.previous_secret, e.previous_secret_expires_at`;
+// The company of the delivery is the company of both its event and its endpoint.
+const deliveryJoins = sql`join webhook_events ev on ev.id = d.event_id and ev.company_id = d.company_id
+    join webhook_endpoints e on e.id = d.endpoint_id and e.company_id = d.company_id`;
 
 /**
  * The next due delivery, or null. `lock`: take it FOR UPDATE SKIP LOCKED (call inside the
@@ -86,15 +94,24 @@ export async function claimDue(
           limit 1
           ${locking}
         )
-        select d.id, d.endpoint_id, d.company_id, d.attempts,
-               ev.public_id, ev.type, ev.payload, ev.created_at as event_created_at,
-               e.url, e.secret, e.previous_secret, e.previous_secret_expires_at
+        ${deliveryColumns}
         from taken
         join webhook_deliveries d on d.id = taken.id
-        join webhook_events ev on ev.id = d.event_id and ev.company_id = d.company_id
-        join webhook_endpoints e on e.id = d.endpoint_id and e.company_id = d.company_id`,
+        ${deliveryJoins}`,
   );
-  if (!row) return null;
+  return row ? dueDeliveryOf(row) : null;
+}
+
+/** One delivery by id, whatever its state (`webhooks test` attempts its ping itself). */
+export async function loadDelivery(db: Database, id: number): Promise<DueDelivery | null> {
+  const [row] = await queryRows<DueRow>(
+    db,
+    sql`${deliveryColumns} from webhook_deliveries d ${deliveryJoins} where d.id = ${id}`,
+  );
+  return row ? dueDeliveryOf(row) : null;
+}
+
+function dueDeliveryOf(row: DueRow): DueDelivery {
   return {
     id: Number(row.id),
     endpointId: row.endpoint_id,
@@ -111,6 +128,12 @@ export async function claimDue(
       previousSecretExpiresAt: row.previous_secret_expires_at ? asDate(row.previous_secret_expires_at) : null,
     }),
   };
+}
+
+/** Signs the delivery for this moment and makes one HTTP attempt. */
+export function attemptDelivery(delivery: DueDelivery, options: AttemptOptions): Promise<AttemptResult> {
+  const headers = signedHeaders(delivery.eventPublicId, delivery.payload, delivery.secrets);
+  return sendAttempt(delivery.url, { ...headers }, delivery.payload, options);
 }
 
 export interface Outcome {

@@ -42,7 +42,8 @@ async function insertEvent(
   type: string,
   data: object,
   endpointIds: readonly number[],
-): Promise<string> {
+  firstAttemptInMs = 0,
+): Promise<{ eventId: string; deliveryIds: number[] }> {
   const { db, companyId, timeZone } = context;
   const publicId = newEventId();
   const createdAt = new Date();
@@ -57,10 +58,12 @@ async function insertEvent(
     })
     .returning({ id: webhookEvents.id });
   if (!event) throw new Error('event insert returned no row');
-  await db
+  const nextAttemptAt = sql`now() + ${firstAttemptInMs} * interval '1 millisecond'`;
+  const deliveries = await db
     .insert(webhookDeliveries)
-    .values(endpointIds.map((endpointId) => ({ eventId: event.id, endpointId, companyId })));
-  return publicId;
+    .values(endpointIds.map((endpointId) => ({ eventId: event.id, endpointId, companyId, nextAttemptAt })))
+    .returning({ id: webhookDeliveries.id });
+  return { eventId: publicId, deliveryIds: deliveries.map((delivery) => delivery.id) };
 }
 
 /**
@@ -90,20 +93,30 @@ export async function recordEvent(
   if (endpoints.length === 0) return null;
   const resource = typeof data === 'function' ? await data() : data;
   if (!resource) throw new Error(`the resource of a ${type} event of company ${companyId} was not found`);
-  return insertEvent(
+  const { eventId } = await insertEvent(
     context,
     type,
     resource,
     endpoints.map((endpoint) => endpoint.id),
   );
+  return eventId;
 }
 
-/** A `ping` for one endpoint only (`webhooks test`): its data names the endpoint. */
-export async function recordPing(context: EventContext, endpointId: number): Promise<string> {
-  return insertEvent(
+/**
+ * A `ping` for one endpoint only (`webhooks test`): its data names the endpoint. `webhooks test`
+ * attempts it at once itself; the worker only takes it after `holdMs` (if that command died).
+ */
+export async function recordPing(
+  context: EventContext,
+  endpointId: number,
+  holdMs: number,
+): Promise<{ eventId: string; deliveryId: number }> {
+  const { eventId, deliveryIds } = await insertEvent(
     context,
     PING_EVENT,
     { endpoint_id: endpointId, message: 'Teste do webhook: se recebeu isto, o endpoint está configurado.' },
     [endpointId],
+    holdMs,
   );
+  return { eventId, deliveryId: deliveryIds[0] as number };
 }

@@ -9,9 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Database, DatabaseHandle } from '../db/client.js';
-import { claimDue, type DueDelivery, saveOutcome } from './deliveries.js';
-import { ATTEMPT_TIMEOUT_MS, MAX_RESPONSE_BYTES, sendAttempt } from './sender.js';
-import { signedHeaders } from './signer.js';
+import { attemptDelivery, claimDue, type DueDelivery, saveOutcome } from './deliveries.js';
+import { ATTEMPT_TIMEOUT_MS, MAX_RESPONSE_BYTES } from './sender.js';
 
 export interface WorkerLogger {
   info(object: object, message: string): void;
@@ -82,8 +81,7 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
     });
 
   async function attempt(delivery: DueDelivery, save: Database) {
-    const headers = signedHeaders(delivery.eventPublicId, delivery.payload, delivery.secrets);
-    const result = await sendAttempt(delivery.url, { ...headers }, delivery.payload, attemptOptions);
+    const result = await attemptDelivery(delivery, attemptOptions);
     const outcome = await saveOutcome(save, delivery, result, settings.retrySchedule);
     const fields = {
       worker: workerId,

@@ -210,9 +210,21 @@ describe('webhooks: delivery to a real receiver', () => {
     let healthy = false;
     receiver.on('/broken', () => (healthy ? { status: 200 } : { status: 500 }));
     const hook = await endpoint(tenant, '/broken');
+    // A failed ping is shown, never retried, and does not disable the endpoint.
+    const ping = await run('webhooks.test', { id: String(hook.id) });
+    expect(ping).toMatchObject({ status: 'failed', status_code: 500, error: 'HTTP 500' });
+    expect((await run('webhooks.deliveries', { id: String(hook.id) })).deliveries).toEqual([
+      expect.objectContaining({
+        event_id: ping.event_id,
+        type: 'ping',
+        attempt: 1,
+        status: 'failed',
+        next_attempt_at: null,
+      }),
+    ]);
     await write(tenant, 'POST', '/customers', { name: 'Primeiro' });
 
-    await receiver.waitFor((requests) => requests.filter((r) => r.path === '/broken').length >= 3);
+    await receiver.waitFor((requests) => requests.filter((r) => r.path === '/broken').length >= 4);
     const deadline = Date.now() + 5000;
     let listed: { enabled: boolean; disabled_reason: string | null } | undefined;
     while (Date.now() < deadline) {
@@ -222,7 +234,7 @@ describe('webhooks: delivery to a real receiver', () => {
     }
     expect(listed?.enabled).toBe(false);
     expect(listed?.disabled_reason).toMatch(/failed 3 attempts \(last: HTTP 500\)/);
-    expect(receiver.at('/broken')).toHaveLength(3);
+    expect(receiver.at('/broken')).toHaveLength(4);
     expect(
       logs.some((entry) => entry.level === 'warn' && entry.msg.includes(`endpoint ${hook.id} disabled`)),
     ).toBe(true);
@@ -232,11 +244,11 @@ describe('webhooks: delivery to a real receiver', () => {
     healthy = true;
     await run('webhooks.enable', { id: String(hook.id) });
     const after = await write(tenant, 'POST', '/customers', { name: 'Depois' });
-    await receiver.waitFor((requests) => requests.filter((r) => r.path === '/broken').length >= 4);
+    await receiver.waitFor((requests) => requests.filter((r) => r.path === '/broken').length >= 5);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const delivered = receiver
       .at('/broken')
-      .slice(3)
+      .slice(4)
       .map((request) => verified(request, hook.secret).data);
     expect(delivered).toEqual([after]);
   });

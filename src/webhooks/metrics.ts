@@ -4,6 +4,9 @@
 //   exhausted                       deliveries given up after the last retry
 //   endpointsDisabled               endpoints the worker disabled for that reason
 //   lag*                            seconds from an event's creation to its successful delivery
+// and `deliveryBacklog`, read from the database when scraped: deliveries waiting, oldest one's lateness.
+import { type Database, queryRows, sql } from '../db/client.js';
+
 export interface WebhookMetrics {
   attempts: number;
   succeeded: number;
@@ -61,4 +64,20 @@ export function countExhausted(endpointDisabled: boolean): void {
 /** A copy of the counters (for an exporter, or a test). */
 export function metricsSnapshot(): WebhookMetrics {
   return { ...webhookMetrics, lagBuckets: { ...webhookMetrics.lagBuckets } };
+}
+
+/**
+ * Read from the database at scrape time (gauges): deliveries waiting, and how late the oldest due
+ * one is, in seconds (0 when none is due). Deliveries of disabled endpoints are not counted.
+ */
+export async function deliveryBacklog(db: Database): Promise<{ pending: number; oldestDueSeconds: number }> {
+  const [row] = await queryRows<{ pending: number | string; oldest: number | string | null }>(
+    db,
+    sql`select count(*) as pending,
+               extract(epoch from now() - min(d.next_attempt_at) filter (where d.next_attempt_at <= now())) as oldest
+        from webhook_deliveries d
+        join webhook_endpoints e on e.id = d.endpoint_id
+        where d.status = 'pending' and e.enabled`,
+  );
+  return { pending: Number(row?.pending ?? 0), oldestDueSeconds: Math.max(0, Number(row?.oldest ?? 0)) };
 }

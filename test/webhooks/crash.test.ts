@@ -96,7 +96,12 @@ describe('webhooks across a SIGKILL of the server', () => {
     expect(event).toMatchObject({ type: 'customer.created', data: customer });
 
     // The log shows the delivery; resend sends it once more, with the same id.
-    const log = await cli(['webhooks', 'deliveries', String(endpoint.id)], env);
+    // The receiver has answered; the server writes the outcome just after.
+    let log = await cli(['webhooks', 'deliveries', String(endpoint.id)], env);
+    for (let tries = 0; log.deliveries[0]?.status !== 'succeeded' && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      log = await cli(['webhooks', 'deliveries', String(endpoint.id)], env);
+    }
     expect(log.deliveries[0]).toMatchObject({ event_id: event.id, status: 'succeeded', status_code: 200 });
     await cli(['webhooks', 'resend', event.id], env);
     await receiver.waitFor((requests) => requests.length >= 3, 15_000, 'the resent event');

@@ -6,6 +6,7 @@ import { setPartnerApi } from '../../src/operations/companies.js';
 import { executeOperation, type OperationContext } from '../../src/operations/index.js';
 import { cancelInvoice, issueInvoice, recordReceipt } from '../../src/operations/invoices.js';
 import { EVENT_TYPES } from '../../src/webhooks/event-types.js';
+import { deliveryBacklog, metricsSnapshot } from '../../src/webhooks/metrics.js';
 import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js';
 import {
   api,
@@ -71,8 +72,8 @@ describe('webhooks: delivery to a real receiver', () => {
     });
   });
   afterAll(async () => {
+    await receiver?.close(); // first: an attempt left hanging ends at once
     await worker?.stop();
-    await receiver?.close();
     await ctx?.close();
   });
 
@@ -172,7 +173,12 @@ describe('webhooks: delivery to a real receiver', () => {
     expect(new Set(attempts.map((request) => request.headers['webhook-id'])).size).toBe(1);
     for (const request of attempts) expect(verified(request, hook.secret).data).toEqual(product);
 
-    const log = await run('webhooks.deliveries', { id: String(hook.id) });
+    // The receiver has answered; the worker writes the outcome just after.
+    let log = await run('webhooks.deliveries', { id: String(hook.id) });
+    for (let tries = 0; log.deliveries[0]?.status !== 'succeeded' && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      log = await run('webhooks.deliveries', { id: String(hook.id) });
+    }
     expect(
       log.deliveries.map((row: { attempt: number; status: string; status_code: number }) => [
         row.attempt,
@@ -235,9 +241,11 @@ describe('webhooks: delivery to a real receiver', () => {
     expect(listed?.enabled).toBe(false);
     expect(listed?.disabled_reason).toMatch(/failed 3 attempts \(last: HTTP 500\)/);
     expect(receiver.at('/broken')).toHaveLength(4);
-    expect(
-      logs.some((entry) => entry.level === 'warn' && entry.msg.includes(`endpoint ${hook.id} disabled`)),
-    ).toBe(true);
+    const warned = () =>
+      logs.some((entry) => entry.level === 'warn' && entry.msg.includes(`endpoint ${hook.id} disabled`));
+    for (let tries = 0; !warned() && tries < 100; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(warned()).toBe(true);
 
     // While disabled, nothing is queued for it; once enabled, new events flow again.
     await write(tenant, 'POST', '/customers', { name: 'Durante a pausa' });
@@ -330,5 +338,27 @@ describe('webhooks: delivery to a real receiver', () => {
       /999999/,
     );
     expect((await run('webhooks.list', { company: String(tenant.companyId) })).endpoints).toEqual([]);
+  });
+
+  it('counts attempts, failures, give-ups and lag, and reads the backlog', async () => {
+    const counters = metricsSnapshot();
+    expect(counters.attempts).toBe(counters.succeeded + counters.failed);
+    expect(counters.failed).toBeGreaterThanOrEqual(4); // the flaky receiver twice, the broken one 3 times (+ pings)
+    expect(counters.exhausted).toBeGreaterThanOrEqual(1);
+    expect(counters.endpointsDisabled).toBeGreaterThanOrEqual(1);
+    expect(counters.lagSecondsCount).toBe(counters.lagBuckets['+Inf']);
+    expect(counters.lagSecondsCount).toBeGreaterThan(10);
+    expect(counters.lagSecondsMax).toBeGreaterThan(0.3); // a delivery that waited for its retries
+
+    const tenant = await createTenant(ctx.db, { name: 'Fila' });
+    receiver.on('/stuck', () => ({ hang: true }));
+    await endpoint(tenant, '/stuck');
+    const before = await deliveryBacklog(ctx.db);
+    await write(tenant, 'POST', '/customers', { name: 'Em espera 1' });
+    await write(tenant, 'POST', '/customers', { name: 'Em espera 2' });
+    await receiver.waitFor((requests) => requests.some((r) => r.path === '/stuck'));
+    const backlog = await deliveryBacklog(ctx.db);
+    expect(backlog.pending).toBe(before.pending + 2);
+    expect(backlog.oldestDueSeconds).toBeGreaterThanOrEqual(0);
   });
 });

@@ -26,7 +26,20 @@ export interface Config {
   /** Seconds after which an in-flight idempotency record whose holder died may be taken over. */
   idempotencyLockTimeoutSeconds: number;
   rateLimits: RateLimitConfig;
+  webhooks: WebhookConfig;
 }
+
+export interface WebhookConfig {
+  /** Delays before each retry of a failed delivery, in milliseconds (WEBHOOK_RETRY_SCHEDULE). */
+  retrySchedule: number[];
+  /** WEBHOOK_ALLOW_HTTP: plain http to loopback addresses (a receiver on this machine). */
+  allowHttp: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE: endpoints on private, link-local and loopback addresses. */
+  allowPrivate: boolean;
+}
+
+/** About 75 hours (more than 3 days): 1 first attempt and 10 retries. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h,14h,14h,20h';
 
 export class ConfigError extends Error {}
 
@@ -72,6 +85,30 @@ function optionalUrl(env: Env, name: string, protocols: string[]): string | unde
   return raw;
 }
 
+function booleanFlag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "5s,5m,30m,2h" -> milliseconds; every entry a whole number with a unit (ms, s, m, h, d). */
+export function parseRetrySchedule(raw: string, name = 'WEBHOOK_RETRY_SCHEDULE'): number[] {
+  const entries = raw.split(',').map((entry) => entry.trim());
+  return entries.map((entry) => {
+    const match = /^([0-9]{1,9})(ms|s|m|h|d)$/.exec(entry);
+    const value = match ? Number(match[1]) * (DURATION_UNITS[match[2] as string] as number) : 0;
+    if (!match || value < 1 || value > 30 * DURATION_UNITS.d!) {
+      throw new ConfigError(
+        `${name} must be a comma-separated list of durations such as 5s,5m,2h (units ms, s, m, h, d; each at most 30d), got "${raw}"`,
+      );
+    }
+    return value;
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -97,6 +134,11 @@ export function loadConfig(env: Env = process.env): Config {
       keyPerDay: positiveInt(env, 'RATE_LIMIT_KEY_PER_DAY', 5000),
       companyPerMinute: positiveInt(env, 'RATE_LIMIT_COMPANY_PER_MINUTE', 120),
       ipPerMinute: positiveInt(env, 'RATE_LIMIT_IP_PER_MINUTE', 30),
+    },
+    webhooks: {
+      retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE || DEFAULT_WEBHOOK_RETRY_SCHEDULE),
+      allowHttp: booleanFlag(env, 'WEBHOOK_ALLOW_HTTP'),
+      allowPrivate: booleanFlag(env, 'WEBHOOK_ALLOW_PRIVATE'),
     },
   };
 }

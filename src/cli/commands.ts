@@ -5,6 +5,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { SCOPES } from '../keys/scopes.js';
 import type { OperationName } from '../operations/index.js';
 import { asRow, details, field, type Row, table } from './output.js';
+import { WEBHOOK_COMMANDS } from './webhooks.js';
 
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
 export type FlagValues = Record<string, string | boolean | undefined>;
@@ -299,6 +300,9 @@ export const COMMANDS: readonly Command[] = [
     args: () => ({}),
     text: demoText,
   },
+
+  // ---- webhooks (src/cli/webhooks.ts) ----
+  ...WEBHOOK_COMMANDS,
 ];
 
 export const SERVE_HELP = `Usage: bin/invoicing serve [--demo] [--json]
@@ -368,7 +372,7 @@ export function generalHelp(): string {
     '  --help    help of the command',
     '',
     'Environment: DATABASE_URL (PostgreSQL; without it, the embedded database in DATA_DIR, default',
-    './data), PORT (3000), HOST (127.0.0.1), TZ_NAME, REDIS_URL, DOCS_URL, RATE_LIMIT_*.',
+    './data), PORT (3000), HOST (127.0.0.1), TZ_NAME, REDIS_URL, DOCS_URL, RATE_LIMIT_*, WEBHOOK_*.',
     'Exit status: 0 done, 1 refused or failed (message on stderr), 2 wrong usage.',
   ].join('\n');
 }

@@ -39,7 +39,11 @@ export async function withDatabase<T>(
 async function runDirectly(config: Config, name: string, args: Record<string, unknown>): Promise<unknown> {
   const { executeOperation } = await import('../operations/index.js');
   return withDatabase(config, (handle) =>
-    executeOperation({ db: handle.db, handle, timeZone: config.timeZone }, name, args),
+    executeOperation(
+      { db: handle.db, handle, timeZone: config.timeZone, webhooks: config.webhooks },
+      name,
+      args,
+    ),
   );
 }
 

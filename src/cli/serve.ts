@@ -10,6 +10,7 @@ import { storageTargetOf } from '../db/target.js';
 import { OperationError } from '../operations/errors.js';
 import { executeOperation, type OperationContext } from '../operations/index.js';
 import { type RunningServer, startServer } from '../server.js';
+import { startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import { type AdminServer, startAdminServer } from './admin-socket.js';
 import { curlLine } from './commands.js';
 import { type DataDirLock, describeOwner, tryAcquireLock } from './lock.js';
@@ -55,11 +56,13 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   let admin: AdminServer | null = null;
   let handle: DatabaseHandle | null = null;
   let running: RunningServer | null = null;
+  let webhooks: WebhookWorker | null = null;
   let released: Promise<void> | null = null;
   const release = () => {
     released ??= (async () => {
       try {
         await admin?.close();
+        await webhooks?.stop();
         await handle?.close();
       } finally {
         lock?.release();
@@ -70,7 +73,12 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   try {
     handle = await openDatabase(storageTargetOf(config, 10));
     await runMigrations(handle);
-    const context: OperationContext = { db: handle.db, handle, timeZone: config.timeZone };
+    const context: OperationContext = {
+      db: handle.db,
+      handle,
+      timeZone: config.timeZone,
+      webhooks: config.webhooks,
+    };
 
     let demo: DemoResult | null = null;
     if (embedded || options.demo) {
@@ -83,6 +91,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       onStop: release,
       ...(options.json ? { logStream: process.stderr } : {}),
     });
+    // Webhook deliveries go out from every server process (src/webhooks/worker.ts).
+    webhooks = startWebhookWorker({ handle, config, log: running.app.log });
     if (embedded) {
       admin = await startAdminServer(
         config.dataDir,

@@ -6,6 +6,7 @@ import type { RequestContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { customers } from '../db/schema.js';
 import { type FieldErrors, validationFailed } from '../errors.js';
+import { recordEvent } from '../webhooks/events.js';
 import { type CustomerResource, toCustomerResource } from './repository.js';
 import type { CustomerCreateBody, CustomerUpdateBody } from './schemas.js';
 
@@ -44,7 +45,9 @@ export async function createCustomer(
       .returning(),
   );
   if (!row) throw new Error('insert returned no row');
-  return toCustomerResource(row, timeZone);
+  const customer = toCustomerResource(row, timeZone);
+  await recordEvent({ db, companyId, timeZone }, 'customer.created', customer);
+  return customer;
 }
 
 /** Whether the id is a customer the company may change (its own; global ones are not). */
@@ -74,7 +77,11 @@ export async function updateCustomer(
             .where(own)
             .returning(),
         );
-  return row ? toCustomerResource(row, timeZone) : null;
+  const customer = row ? toCustomerResource(row, timeZone) : null;
+  if (customer && Object.keys(columns).length > 0) {
+    await recordEvent({ db, companyId, timeZone }, 'customer.updated', customer);
+  }
+  return customer;
 }
 
 /**

@@ -7,9 +7,11 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  bigserial,
   boolean,
   check,
   date,
+  foreignKey,
   index,
   integer,
   numeric,
@@ -18,6 +20,7 @@ import {
   serial,
   text,
   timestamp,
+  unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 
@@ -400,9 +403,125 @@ export const idempotencyKeys = pgTable(
   ],
 );
 
+// ---- Webhooks (src/webhooks): endpoints set up by the operator, a transactional outbox of events,
+// one delivery per (event, endpoint) and a log of every attempt. Deliveries carry the company of
+// both their event and their endpoint (composite foreign keys): an endpoint can never be handed
+// another company's event.
+
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+const webhookTimestamp = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: serial('id').primaryKey(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    url: text('url').notNull(),
+    /** Event types delivered; `{*}` means every type, also ones added later. */
+    events: text('events').array().notNull(),
+    /** `whsec_` + base64 of 32 random bytes; needed in clear to sign. */
+    secret: text('secret').notNull(),
+    /** The secret before the last rotation, still signing until `previous_secret_expires_at`. */
+    previousSecret: text('previous_secret'),
+    previousSecretExpiresAt: webhookTimestamp('previous_secret_expires_at'),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    disabledAt: webhookTimestamp('disabled_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    unique('webhook_endpoints_id_company_key').on(t.id, t.companyId),
+    index('webhook_endpoints_company_idx').on(t.companyId),
+  ],
+);
+
+export const webhookEvents = pgTable(
+  'webhook_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** `evt_...`: the `id` of the payload and the `webhook-id` header. */
+    publicId: text('public_id').notNull(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => companies.id),
+    type: text('type').notNull(),
+    /** The exact JSON body sent (and signed) on every attempt. */
+    payload: text('payload').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('webhook_events_public_id_key').on(t.publicId),
+    unique('webhook_events_id_company_key').on(t.id, t.companyId),
+  ],
+);
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    eventId: bigint('event_id', { mode: 'number' }).notNull(),
+    endpointId: integer('endpoint_id').notNull(),
+    companyId: integer('company_id').notNull(),
+    status: text('status', { enum: WEBHOOK_DELIVERY_STATUSES }).notNull().default('pending'),
+    /** Attempts made so far; the next one is number attempts + 1. */
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: webhookTimestamp('next_attempt_at').notNull().defaultNow(),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    completedAt: webhookTimestamp('completed_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'webhook_deliveries_event_company_fk',
+      columns: [t.eventId, t.companyId],
+      foreignColumns: [webhookEvents.id, webhookEvents.companyId],
+    }),
+    foreignKey({
+      name: 'webhook_deliveries_endpoint_company_fk',
+      columns: [t.endpointId, t.companyId],
+      foreignColumns: [webhookEndpoints.id, webhookEndpoints.companyId],
+    }),
+    index('webhook_deliveries_pending_idx').on(t.endpointId, t.id).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.id),
+    index('webhook_deliveries_event_idx').on(t.eventId),
+    check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'succeeded', 'failed')`),
+  ],
+);
+
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    deliveryId: bigint('delivery_id', { mode: 'number' })
+      .notNull()
+      .references(() => webhookDeliveries.id),
+    endpointId: integer('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id),
+    /** 1 for the first attempt of the delivery. */
+    attempt: integer('attempt').notNull(),
+    succeeded: boolean('succeeded').notNull(),
+    /** HTTP status of the answer; null when none came (refused, timeout, unsafe address). */
+    statusCode: integer('status_code'),
+    latencyMs: integer('latency_ms').notNull(),
+    error: text('error'),
+    /** The start of the answer's body (at most 1 KB kept), for support. */
+    responseExcerpt: text('response_excerpt'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('webhook_attempts_endpoint_idx').on(t.endpointId, t.id)],
+);
+
 /**
  * One counter per company (company_id 0: the global customers), raised by a statement trigger on
- * every write to customers, products, invoices and payments (drizzle/0003_speed.sql). A list's
+ * every write to customers, products, invoices and payments (drizzle/0004_speed.sql). A list's
  * exact total may be remembered while the counter it was read with has not moved.
  */
 export const dataVersions = pgTable('data_versions', {

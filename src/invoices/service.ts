@@ -12,6 +12,8 @@ import { addFieldError, type FieldErrors, notFound, validationFailed } from '../
 import { bodyAjv, bodyValidationError } from '../http/validation.js';
 import { Decimal, decimalPlacesOf, MONEY_LIMIT, money } from '../money.js';
 import { isDatabaseId } from '../values.js';
+import { recordEvent } from '../webhooks/events.js';
+import { findInvoice } from './repository.js';
 import { InvoiceCreateBody } from './schemas.js';
 import { invoiceTotals, type LineTotals, lineTotals } from './totals.js';
 
@@ -275,6 +277,7 @@ export async function createDraftInvoice(
         total: line.totals.total,
       })),
     );
+    await recordEvent(tx, 'invoice.created', () => findInvoice(tx, id));
     return { id };
   });
 }

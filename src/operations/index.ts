@@ -2,6 +2,7 @@
 // its own database connection) and the server's admin socket (which runs them on the server's
 // handle). Each entry checks its raw arguments (strings from the command line, or the same JSON
 // sent over the socket) and calls the operation function; results are plain JSON objects.
+import type { WebhookConfig } from '../config.js';
 import type { Database, DatabaseHandle } from '../db/client.js';
 import { isCalendarDate, MAX_INT32 } from '../values.js';
 import { createApiKey, type KeyMode, listApiKeys, revokeApiKey } from './api-keys.js';
@@ -11,12 +12,15 @@ import { createGlobalCustomer } from './global-customers.js';
 import { cancelInvoice, issueInvoice, MOVEMENT_KINDS, recordMovement, recordReceipt } from './invoices.js';
 import { listPendingPosSync } from './pos.js';
 import { createTax } from './taxes.js';
+import { webhookOperations } from './webhooks.js';
 
 export interface OperationContext {
   db: Database;
   handle: DatabaseHandle;
   /** The service's time zone (config TZ_NAME), for "today". */
   timeZone: string;
+  /** WEBHOOK_* settings (URL policy); read from the environment when absent. */
+  webhooks?: WebhookConfig;
 }
 
 type RawArgs = Record<string, unknown>;
@@ -201,11 +205,11 @@ export const operations = {
 
   'invoices.issue': define({
     parse: (raw) => ({ id: idArg(raw, 'id', 'invoice id') }),
-    run: ({ db }, args) => issueInvoice(db, args.id),
+    run: ({ db, timeZone }, args) => issueInvoice(db, args.id, timeZone),
   }),
   'invoices.cancel': define({
     parse: (raw) => ({ id: idArg(raw, 'id', 'invoice id') }),
-    run: ({ db }, args) => cancelInvoice(db, args.id),
+    run: ({ db, timeZone }, args) => cancelInvoice(db, args.id, timeZone),
   }),
 
   'payments.record': define({
@@ -244,6 +248,8 @@ export const operations = {
     // Loaded on demand: the demo uses the API's services, which the other commands do not need.
     run: async ({ db, timeZone }) => (await import('./demo.js')).createDemo(db, { timeZone }),
   }),
+
+  ...webhookOperations,
 };
 
 export type OperationName = keyof typeof operations;

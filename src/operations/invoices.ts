@@ -14,8 +14,11 @@ import {
   products,
   stockMovements,
 } from '../db/schema.js';
+import { findInvoice } from '../invoices/repository.js';
 import { Decimal, money, moneyFromText, round2 } from '../money.js';
+import { findPayment } from '../payments/repository.js';
 import { isCalendarDate, isDatabaseId } from '../values.js';
+import { recordEvent } from '../webhooks/events.js';
 import { requireCompany } from './companies.js';
 import { OperationError } from './errors.js';
 
@@ -148,7 +151,11 @@ export interface IssuedInvoice {
  * down by the line quantities (one stock movement each), its cost is recorded from the products'
  * cost prices and one accounting entry is made. All in one transaction.
  */
-export async function issueInvoice(db: Database, invoiceId: number): Promise<IssuedInvoice> {
+export async function issueInvoice(
+  db: Database,
+  invoiceId: number,
+  timeZone: string = COMPANY_TIME_ZONE,
+): Promise<IssuedInvoice> {
   return db.transaction(async (tx) => {
     const invoice = await lockInvoice(tx, invoiceId);
     if (invoice.status !== 'draft') {
@@ -217,6 +224,9 @@ export async function issueInvoice(db: Database, invoiceId: number): Promise<Iss
         updatedAt: sql`now()`,
       })
       .where(eq(invoices.id, invoice.id));
+    const event = { db: tx, companyId: invoice.companyId, timeZone };
+    await recordEvent(event, 'invoice.issued', () => findInvoice(event, invoice.id));
+    if (status === 'paid') await recordEvent(event, 'invoice.paid', () => findInvoice(event, invoice.id));
     return { id: invoice.id, invoice_code: code, status };
   });
 }
@@ -228,6 +238,7 @@ export async function issueInvoice(db: Database, invoiceId: number): Promise<Iss
 export async function cancelInvoice(
   db: Database,
   invoiceId: number,
+  timeZone: string = COMPANY_TIME_ZONE,
 ): Promise<{ id: number; status: 'cancelled' }> {
   return db.transaction(async (tx) => {
     const invoice = await lockInvoice(tx, invoiceId);
@@ -268,6 +279,8 @@ export async function cancelInvoice(
       .update(invoices)
       .set({ status: 'cancelled', updatedAt: sql`now()` })
       .where(eq(invoices.id, invoice.id));
+    const event = { db: tx, companyId: invoice.companyId, timeZone };
+    await recordEvent(event, 'invoice.cancelled', () => findInvoice(event, invoice.id));
     return { id: invoice.id, status: 'cancelled' as const };
   });
 }
@@ -369,6 +382,10 @@ export async function recordReceipt(db: Database, input: ReceiptInput): Promise<
         updatedAt: sql`now()`,
       })
       .where(eq(invoices.id, invoice.id));
+    const event = { db: tx, companyId: invoice.companyId, timeZone: input.timeZone ?? COMPANY_TIME_ZONE };
+    await recordEvent(event, 'payment.created', () => findPayment(event, payment.id));
+    const paidEvent = status === 'paid' ? 'invoice.paid' : 'invoice.partially_paid';
+    await recordEvent(event, paidEvent, () => findInvoice(event, invoice.id));
     return { id: payment.id, payment_code: code, invoice_id: invoice.id, amount, status };
   });
 }

@@ -24,6 +24,7 @@ import { type ProductType, productCodeSequences, products, taxes } from '../db/s
 import { addFieldError, type FieldErrors, validationFailed } from '../errors.js';
 import { moneyFromJson } from '../money.js';
 import { isDatabaseId } from '../values.js';
+import { recordEvent } from '../webhooks/events.js';
 import { findProduct, taxVisibleTo } from './repository.js';
 import type { ProductBody, ProductResource } from './schemas.js';
 
@@ -155,6 +156,7 @@ export async function createProduct(context: RequestContext, input: ProductBody)
         if (!row) throw new Error('insert returned no row');
         const created = await findProduct(inTransaction(context, tx), row.id);
         if (!created) throw new Error('created product not found');
+        await recordEvent(inTransaction(context, tx), 'product.created', created);
         return created;
       } catch (error) {
         if (!isUniqueViolation(error, 'products_company_code_key')) throw error;
@@ -196,6 +198,8 @@ export async function updateProduct(
       .where(and(eq(products.id, id), eq(products.companyId, companyId)))
       .returning({ id: products.id });
     if (updated.length === 0) return null;
-    return findProduct(inTransaction(context, tx), id);
+    const product = await findProduct(inTransaction(context, tx), id);
+    if (product) await recordEvent(inTransaction(context, tx), 'product.updated', product);
+    return product;
   });
 }

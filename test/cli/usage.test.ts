@@ -25,6 +25,15 @@ const DECISIONS_COMMANDS = [
   'movements record',
   'pos pending',
   'demo',
+  // issue 12: webhook endpoints (docs/webhooks.md)
+  'webhooks create',
+  'webhooks list',
+  'webhooks disable',
+  'webhooks enable',
+  'webhooks rotate-secret',
+  'webhooks test',
+  'webhooks deliveries',
+  'webhooks resend',
 ];
 
 describe('bin/invoicing: help and usage', () => {

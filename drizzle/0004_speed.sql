@@ -2,6 +2,7 @@ CREATE TABLE "data_versions" (
 	"company_id" integer PRIMARY KEY NOT NULL,
 	"version" bigint DEFAULT 0 NOT NULL
 );
+
 --> statement-breakpoint
 -- Hand-written below: what drizzle-kit cannot express.
 -- Every write to the data the API lists raises its company's counter in data_versions (global

@@ -1,0 +1,342 @@
+// Webhook endpoints: a company's URL, the event types it wants, its signing secret. Set up by the
+// operator (bin/invoicing webhooks ...); the partner API itself has no route for them.
+// - The secret is returned when the endpoint is created or its secret rotated, never again.
+// - Rotating keeps the previous secret signing for 24 hours (both signatures are sent), so the
+//   partner can switch without losing a delivery; a second rotation within that time drops the
+//   oldest secret.
+// - Enabling re-checks the URL (the addresses behind a name may have changed).
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.js';
+import { ALL_EVENTS, EVENT_TYPES, isEventType } from './event-types.js';
+import { newSecret } from './signer.js';
+import { checkEndpointUrl, type Resolver, systemResolver, type UrlPolicy } from './url-safety.js';
+
+/** A refusal of the operator's request, explained in its message. */
+export class WebhookRefusal extends Error {
+  override name = 'WebhookRefusal';
+}
+
+export const PREVIOUS_SECRET_HOURS = 24;
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+export interface EndpointSummary {
+  id: number;
+  company_id: number;
+  url: string;
+  /** Event types, or ["all"]. */
+  events: string[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  /** Until when the secret before the last rotation still signs, if it does. */
+  previous_secret_valid_until: string | null;
+  created_at: string;
+}
+
+function eventsShown(events: readonly string[]): string[] {
+  return events.includes(ALL_EVENTS) ? ['all'] : [...events];
+}
+
+function summaryOf(row: EndpointRow, now = new Date()): EndpointSummary {
+  const previousValid = row.previousSecretExpiresAt && row.previousSecretExpiresAt > now;
+  return {
+    id: row.id,
+    company_id: row.companyId,
+    url: row.url,
+    events: eventsShown(row.events),
+    enabled: row.enabled,
+    disabled_reason: row.disabledReason,
+    disabled_at: row.disabledAt?.toISOString() ?? null,
+    previous_secret_valid_until: previousValid ? (row.previousSecretExpiresAt?.toISOString() ?? null) : null,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** "all" (or nothing) -> every type; otherwise a comma-separated list of known types. */
+export function parseEventList(raw: string | readonly string[] | undefined): string[] {
+  const list = (typeof raw === 'string' ? raw.split(',') : (raw ?? ['all']))
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (list.length === 0 || list.includes('all') || list.includes(ALL_EVENTS)) return [ALL_EVENTS];
+  const unknown = list.filter((entry) => !isEventType(entry));
+  if (unknown.length > 0) {
+    throw new WebhookRefusal(
+      `unknown event type ${unknown.join(', ')}; valid: all, ${EVENT_TYPES.join(', ')}`,
+    );
+  }
+  return [...new Set(list)];
+}
+
+async function checkedUrl(raw: string, policy: UrlPolicy, resolver: Resolver): Promise<string> {
+  return (await checkEndpointUrl(raw, policy, resolver)).toString();
+}
+
+export async function createEndpoint(
+  db: Database,
+  input: { companyId: number; url: string; events?: string | readonly string[] },
+  policy: UrlPolicy,
+  resolver: Resolver = systemResolver,
+): Promise<EndpointSummary & { secret: string }> {
+  const events = parseEventList(input.events);
+  const url = await checkedUrl(input.url, policy, resolver);
+  const secret = newSecret();
+  const [row] = await db
+    .insert(webhookEndpoints)
+    .values({ companyId: input.companyId, url, events, secret })
+    .returning();
+  if (!row) throw new Error('endpoint insert returned no row');
+  return { ...summaryOf(row), secret };
+}
+
+export async function listEndpoints(db: Database, companyId: number): Promise<EndpointSummary[]> {
+  const rows = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.companyId, companyId))
+    .orderBy(asc(webhookEndpoints.id));
+  return rows.map((row) => summaryOf(row));
+}
+
+export async function requireEndpoint(db: Database, id: number): Promise<EndpointRow> {
+  const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+  if (!row) throw new WebhookRefusal(`webhook endpoint ${id} does not exist`);
+  return row;
+}
+
+export async function setEndpointEnabled(
+  db: Database,
+  id: number,
+  enabled: boolean,
+  policy: UrlPolicy,
+  resolver: Resolver = systemResolver,
+): Promise<EndpointSummary> {
+  const endpoint = await requireEndpoint(db, id);
+  if (enabled) await checkedUrl(endpoint.url, policy, resolver);
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set(
+      enabled
+        ? { enabled: true, disabledReason: null, disabledAt: null, updatedAt: sql`now()` }
+        : {
+            enabled: false,
+            disabledReason: 'disabled by the operator',
+            disabledAt: sql`now()`,
+            updatedAt: sql`now()`,
+          },
+    )
+    .where(eq(webhookEndpoints.id, id))
+    .returning();
+  if (!row) throw new WebhookRefusal(`webhook endpoint ${id} does not exist`);
+  return summaryOf(row);
+}
+
+/** Called by the worker after a delivery's last failed attempt. True if it was enabled until now. */
+export async function disableAfterFailures(db: Database, id: number, reason: string): Promise<boolean> {
+  const rows = await db
+    .update(webhookEndpoints)
+    .set({
+      enabled: false,
+      disabledReason: reason,
+      disabledAt: sql`clock_timestamp()`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.enabled, true)))
+    .returning({ id: webhookEndpoints.id });
+  return rows.length > 0;
+}
+
+export async function rotateSecret(
+  db: Database,
+  id: number,
+): Promise<{ id: number; secret: string; previous_secret_valid_until: string }> {
+  const secret = newSecret();
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({
+      previousSecret: sql`${webhookEndpoints.secret}`,
+      previousSecretExpiresAt: sql`now() + make_interval(hours => ${PREVIOUS_SECRET_HOURS})`,
+      secret,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(webhookEndpoints.id, id))
+    .returning();
+  if (!row?.previousSecretExpiresAt) throw new WebhookRefusal(`webhook endpoint ${id} does not exist`);
+  return { id: row.id, secret, previous_secret_valid_until: row.previousSecretExpiresAt.toISOString() };
+}
+
+/** The secrets that sign now: the current one, and the previous one during its 24 hours. */
+export function signingSecrets(
+  endpoint: Pick<EndpointRow, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
+  now = new Date(),
+): string[] {
+  const previous =
+    endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now
+      ? [endpoint.previousSecret]
+      : [];
+  return [endpoint.secret, ...previous];
+}
+
+// ---- the delivery log, for `webhooks deliveries` and `webhooks resend` ----
+
+export interface DeliveryLogRow {
+  event_id: string;
+  type: string;
+  delivery_id: number;
+  /** 1 for the first attempt; 0 for a delivery not attempted yet. */
+  attempt: number;
+  /** succeeded / failed for an attempt; pending for one not attempted yet. */
+  status: 'succeeded' | 'failed' | 'pending';
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  at: string;
+  /** When the delivery is tried next, while it is still pending. */
+  next_attempt_at: string | null;
+}
+
+export async function deliveryLog(
+  db: Database,
+  endpointId: number,
+  options: { failedOnly: boolean; limit: number },
+): Promise<DeliveryLogRow[]> {
+  await requireEndpoint(db, endpointId);
+  const attempts = await db
+    .select({
+      publicId: webhookEvents.publicId,
+      type: webhookEvents.type,
+      deliveryId: webhookAttempts.deliveryId,
+      attempt: webhookAttempts.attempt,
+      succeeded: webhookAttempts.succeeded,
+      statusCode: webhookAttempts.statusCode,
+      latencyMs: webhookAttempts.latencyMs,
+      error: webhookAttempts.error,
+      at: webhookAttempts.createdAt,
+      deliveryStatus: webhookDeliveries.status,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+    })
+    .from(webhookAttempts)
+    .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(
+      and(
+        eq(webhookAttempts.endpointId, endpointId),
+        options.failedOnly ? eq(webhookAttempts.succeeded, false) : undefined,
+      ),
+    )
+    .orderBy(desc(webhookAttempts.id))
+    .limit(options.limit);
+  const rows: DeliveryLogRow[] = attempts.map((row) => ({
+    event_id: row.publicId,
+    type: row.type,
+    delivery_id: row.deliveryId,
+    attempt: row.attempt,
+    status: row.succeeded ? 'succeeded' : 'failed',
+    status_code: row.statusCode,
+    latency_ms: row.latencyMs,
+    error: row.error,
+    at: row.at.toISOString(),
+    next_attempt_at: row.deliveryStatus === 'pending' ? row.nextAttemptAt.toISOString() : null,
+  }));
+  if (options.failedOnly) return rows;
+  // Deliveries still waiting for their first attempt come first (they are the newest).
+  const waiting = await db
+    .select({
+      publicId: webhookEvents.publicId,
+      type: webhookEvents.type,
+      deliveryId: webhookDeliveries.id,
+      createdAt: webhookDeliveries.createdAt,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, endpointId),
+        eq(webhookDeliveries.status, 'pending'),
+        eq(webhookDeliveries.attempts, 0),
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(options.limit);
+  const queued: DeliveryLogRow[] = waiting.map((row) => ({
+    event_id: row.publicId,
+    type: row.type,
+    delivery_id: row.deliveryId,
+    attempt: 0,
+    status: 'pending',
+    status_code: null,
+    latency_ms: null,
+    error: null,
+    at: row.createdAt.toISOString(),
+    next_attempt_at: row.nextAttemptAt.toISOString(),
+  }));
+  return [...queued, ...rows].slice(0, options.limit);
+}
+
+/**
+ * Sends an event again to the enabled endpoints that had it: a delivery still pending is made due
+ * now, otherwise a new delivery starts (with a fresh retry schedule). The event keeps its id, so
+ * receivers that already have it can dedupe by `webhook-id`.
+ */
+export async function resendEvent(
+  db: Database,
+  publicId: string,
+): Promise<{ event_id: string; type: string; deliveries: { endpoint_id: number; delivery_id: number }[] }> {
+  return db.transaction(async (tx) => {
+    const [event] = await tx.select().from(webhookEvents).where(eq(webhookEvents.publicId, publicId));
+    if (!event) throw new WebhookRefusal(`event ${publicId} does not exist`);
+    const had = await tx
+      .selectDistinct({ endpointId: webhookDeliveries.endpointId })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.eventId, event.id));
+    const endpointIds = had.map((row) => row.endpointId);
+    const endpoints =
+      endpointIds.length === 0
+        ? []
+        : await tx
+            .select({ id: webhookEndpoints.id })
+            .from(webhookEndpoints)
+            .where(
+              and(
+                inArray(webhookEndpoints.id, endpointIds),
+                eq(webhookEndpoints.companyId, event.companyId),
+                eq(webhookEndpoints.enabled, true),
+              ),
+            )
+            .orderBy(asc(webhookEndpoints.id));
+    if (endpoints.length === 0) {
+      throw new WebhookRefusal(
+        endpointIds.length === 0
+          ? `event ${publicId} was not addressed to any endpoint`
+          : `the endpoints of event ${publicId} (${endpointIds.join(', ')}) are disabled: enable one first`,
+      );
+    }
+    const deliveries: { endpoint_id: number; delivery_id: number }[] = [];
+    for (const { id: endpointId } of endpoints) {
+      const [pending] = await tx
+        .update(webhookDeliveries)
+        .set({ nextAttemptAt: sql`now()`, updatedAt: sql`now()` })
+        .where(
+          and(
+            eq(webhookDeliveries.eventId, event.id),
+            eq(webhookDeliveries.endpointId, endpointId),
+            eq(webhookDeliveries.status, 'pending'),
+          ),
+        )
+        .returning({ id: webhookDeliveries.id });
+      const row =
+        pending ??
+        (
+          await tx
+            .insert(webhookDeliveries)
+            .values({ eventId: event.id, endpointId, companyId: event.companyId })
+            .returning({ id: webhookDeliveries.id })
+        )[0];
+      if (!row) throw new Error('delivery insert returned no row');
+      deliveries.push({ endpoint_id: endpointId, delivery_id: row.id });
+    }
+    return { event_id: event.publicId, type: event.type, deliveries };
+  });
+}

@@ -1,0 +1,217 @@
+// Where deliveries may go. An endpoint URL is https, on a public address; the operator may allow
+// plain http to loopback (WEBHOOK_ALLOW_HTTP, a receiver on the same machine) and private,
+// link-local and loopback addresses (WEBHOOK_ALLOW_PRIVATE, a partner on the same network).
+// A host name is judged by every address it resolves to, when the endpoint is saved and again on
+// every attempt: the connection is made to the very address that was checked (the `lookup` hook
+// of node:http), so a name that later resolves somewhere private (DNS rebinding) is refused too.
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+
+export interface UrlPolicy {
+  allowHttp: boolean;
+  allowPrivate: boolean;
+}
+
+export class UnsafeUrl extends Error {
+  override name = 'UnsafeUrl';
+}
+
+export type AddressClass = 'public' | 'loopback' | 'private';
+
+const MAX_URL_LENGTH = 2048;
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/** Everything that is not a public unicast address on the internet. */
+const nonPublic = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], // "this" network
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['169.254.0.0', 16], // link-local (cloud metadata lives here)
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // protocol assignments
+  ['192.0.2.0', 24], // documentation
+  ['192.88.99.0', 24], // 6to4 relay
+  ['192.168.0.0', 16], // private
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation
+  ['203.0.113.0', 24], // documentation
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast
+] as const) {
+  nonPublic.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128], // unspecified
+  ['100::', 64], // discard
+  ['2001:db8::', 32], // documentation
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated)
+  ['ff00::', 8], // multicast
+] as const) {
+  nonPublic.addSubnet(network, prefix, 'ipv6');
+}
+
+/** The IPv4 address inside an IPv4-mapped, -compatible or NAT64 IPv6 address, if any. */
+function embeddedIpv4(address: string): string | null {
+  const lower = address.toLowerCase();
+  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted?.[1]) return dotted[1];
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (!hex?.[1] || !hex[2]) return null;
+  const high = Number.parseInt(hex[1], 16);
+  const low = Number.parseInt(hex[2], 16);
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
+/** What kind of address an IP literal is. */
+export function classifyAddress(address: string): AddressClass {
+  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const family = isIP(bare);
+  if (family === 0) throw new UnsafeUrl(`not an IP address: ${address}`);
+  if (family === 6) {
+    const inner = embeddedIpv4(bare);
+    if (inner) return classifyAddress(inner);
+  }
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (loopback.check(bare, type)) return 'loopback';
+  if (nonPublic.check(bare, type)) return 'private';
+  return 'public';
+}
+
+function addressAllowed(kind: AddressClass, policy: UrlPolicy): boolean {
+  if (kind === 'public') return true;
+  if (kind === 'loopback') return policy.allowHttp || policy.allowPrivate;
+  return policy.allowPrivate;
+}
+
+/** Refuses an address the policy does not allow; for plain http, only loopback ever is. */
+export function checkAddress(address: string, protocol: string, policy: UrlPolicy): void {
+  const kind = classifyAddress(address);
+  if (protocol === 'http:' && kind !== 'loopback') {
+    throw new UnsafeUrl(
+      `plain http is accepted for loopback addresses only (WEBHOOK_ALLOW_HTTP), and ${address} is not one: use https`,
+    );
+  }
+  if (!addressAllowed(kind, policy)) {
+    throw new UnsafeUrl(
+      kind === 'loopback'
+        ? `${address} is a loopback address: refused unless WEBHOOK_ALLOW_HTTP or WEBHOOK_ALLOW_PRIVATE is true`
+        : `${address} is a private, link-local or reserved address: refused unless WEBHOOK_ALLOW_PRIVATE is true`,
+    );
+  }
+}
+
+/** The URL's own form: https (or http when allowed), no user or password, a sane length. */
+export function parseEndpointUrl(raw: string, policy: UrlPolicy): URL {
+  if (raw.length > MAX_URL_LENGTH) throw new UnsafeUrl(`the URL is longer than ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UnsafeUrl(`not a valid URL: ${raw}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UnsafeUrl('the URL must use https');
+  }
+  if (url.protocol === 'http:' && !policy.allowHttp) {
+    throw new UnsafeUrl('the URL must use https (plain http only to loopback with WEBHOOK_ALLOW_HTTP=true)');
+  }
+  if (url.username || url.password) throw new UnsafeUrl('the URL may not contain a user name or password');
+  if (url.hash) throw new UnsafeUrl('the URL may not contain a #fragment');
+  if (url.hostname === '') throw new UnsafeUrl('the URL has no host');
+  return url;
+}
+
+export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+export const systemResolver: Resolver = (hostname) =>
+  new Promise((resolve, reject) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    );
+  });
+
+/** The URL's host name without IPv6 brackets. */
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
+/**
+ * Checks a URL completely: its form, then every address its host resolves to. Returns the URL.
+ * A name that does not resolve is refused (the operator would not see deliveries fail otherwise).
+ */
+export async function checkEndpointUrl(
+  raw: string,
+  policy: UrlPolicy,
+  resolver: Resolver = systemResolver,
+): Promise<URL> {
+  const url = parseEndpointUrl(raw, policy);
+  const host = hostOf(url);
+  if (isIP(host)) {
+    checkAddress(host, url.protocol, policy);
+    return url;
+  }
+  let addresses: LookupAddress[];
+  try {
+    addresses = await resolver(host);
+  } catch (error) {
+    throw new UnsafeUrl(
+      `the host ${host} cannot be resolved (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  if (addresses.length === 0) throw new UnsafeUrl(`the host ${host} has no address`);
+  for (const { address } of addresses) checkAddress(address, url.protocol, policy);
+  return url;
+}
+
+/**
+ * A `lookup` for node:http that resolves the host, refuses the connection if any of its addresses
+ * breaks the policy, and otherwise connects to the first one: the checked address is the one used.
+ */
+export function safeLookup(
+  protocol: string,
+  policy: UrlPolicy,
+  resolver: Resolver = systemResolver,
+): LookupFunction {
+  return (hostname, options, callback) => {
+    resolver(hostname).then(
+      (addresses) => {
+        try {
+          if (addresses.length === 0) throw new UnsafeUrl(`the host ${hostname} has no address`);
+          for (const { address } of addresses) checkAddress(address, protocol, policy);
+        } catch (error) {
+          callback(error as NodeJS.ErrnoException, '', 0);
+          return;
+        }
+        const wanted = options.family === 4 || options.family === 6 ? options.family : 0;
+        const usable = addresses.filter((entry) => wanted === 0 || entry.family === wanted);
+        if (options.all) {
+          callback(null, usable);
+          return;
+        }
+        const first = usable[0];
+        if (!first) {
+          callback(
+            Object.assign(new Error(`no IPv${wanted} address for ${hostname}`), { code: 'ENOTFOUND' }),
+            '',
+            0,
+          );
+          return;
+        }
+        callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
+}
+
+/** For an IP-literal host (which node:http connects to without a lookup): checked here instead. */
+export function checkLiteralHost(url: URL, policy: UrlPolicy): void {
+  const host = hostOf(url);
+  if (isIP(host)) checkAddress(host, url.protocol, policy);
+}

@@ -169,6 +169,17 @@ describe('TypeScript client: retries through a proxy', () => {
     expect(error).toMatchObject({ timedOut: true, attempts: 2 });
   });
 
+  it("the caller's own abort ends the call at once, never retried", async () => {
+    proxy.plan = () => ({ kind: 'hang' });
+    const controller = new AbortController();
+    const call = clientVia(proxy.baseUrl).customers.list({}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const error = await rejection(call);
+    expect(error).toMatchObject({ name: 'AbortError' });
+    expect(retries).toEqual([]);
+    expect(proxy.requests).toHaveLength(1);
+  });
+
   it('a refused connection is a network error after 5 attempts', async () => {
     const closed = await RecordingProxy.start(server.origin);
     const url = closed.baseUrl;

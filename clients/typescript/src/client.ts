@@ -1,0 +1,233 @@
+// PartnerApi: one object per partner key, with a resource per collection.
+import type { RateLimitInfo } from './errors.js';
+import { DECIMAL_FIELDS, encodeJson, type JsonPath } from './json.js';
+import { type FetchFunction, type ResponseInfo, type RetryInfo, Transport } from './transport.js';
+import type {
+  Customer,
+  CustomerCreate,
+  CustomerListQuery,
+  CustomerUpdate,
+  Invoice,
+  InvoiceCreate,
+  InvoiceListQuery,
+  InvoiceSummary,
+  Page,
+  Payment,
+  PaymentListQuery,
+  Ping,
+  Product,
+  ProductCreate,
+  ProductListQuery,
+  ProductUpdate,
+} from './types.js';
+
+export const VERSION = '1.0.0';
+
+export interface PartnerApiOptions {
+  /** `svc_sk_live_...` (reads and writes) or `svc_sk_test_...` (reads only). */
+  apiKey: string;
+  /** The API's base address, ending in `/api/v1/partner`. */
+  baseUrl: string;
+  /** Retries after the first attempt (default 4: at most 5 attempts). */
+  maxRetries?: number;
+  /** Longest wait for one attempt's whole answer, in milliseconds (default 30 000). */
+  timeoutMs?: number;
+  /** First backoff wait when the answer has no Retry-After; then 2x, 4x, 8x (default 1000 ms). */
+  retryBaseDelayMs?: number;
+  /** A Retry-After longer than this ends the call instead of waiting (default 60 000 ms). */
+  maxRetryWaitMs?: number;
+  /** The fetch to use (default: the platform's). */
+  fetch?: FetchFunction;
+  /** Called before each wait for a retry (for logs or metrics). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** Options of a read. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** Options of a write (POST, PUT). */
+export interface WriteOptions extends CallOptions {
+  /**
+   * 8 to 191 letters, digits, `.`, `_`, `:`, `-`. Default: a fresh UUID v4 per call. Give your own
+   * (e.g. your order number) to make a write safe across restarts of your program.
+   */
+  idempotencyKey?: string;
+}
+
+type Id = number | string;
+
+export class PartnerApi {
+  readonly customers: Customers;
+  readonly products: Products;
+  readonly invoices: Invoices;
+  readonly payments: Payments;
+  private readonly transport: Transport;
+
+  constructor(options: PartnerApiOptions) {
+    if (typeof options?.apiKey !== 'string' || options.apiKey === '')
+      throw new TypeError('apiKey is required');
+    if (typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) {
+      throw new TypeError('baseUrl must be an http(s) address ending in /api/v1/partner');
+    }
+    const platform = globalThis as { fetch?: FetchFunction };
+    if (!options.fetch && typeof platform.fetch !== 'function') {
+      throw new TypeError('no fetch available: use Node 20+ or pass options.fetch');
+    }
+    this.transport = new Transport({
+      apiKey: options.apiKey,
+      baseUrl: options.baseUrl,
+      maxRetries: nonNegative('maxRetries', options.maxRetries, 4),
+      timeoutMs: nonNegative('timeoutMs', options.timeoutMs, 30_000),
+      retryBaseDelayMs: nonNegative('retryBaseDelayMs', options.retryBaseDelayMs, 1000),
+      maxRetryWaitMs: nonNegative('maxRetryWaitMs', options.maxRetryWaitMs, 60_000),
+      // The platform's fetch is looked up on each call, so a fetch installed later is used too.
+      fetch: options.fetch ?? ((url, init) => platform.fetch!(url, init)),
+      userAgent: `invoicing-partner-api-typescript/${VERSION}`,
+      onRetry: options.onRetry,
+    });
+    this.customers = new Customers(this.transport);
+    this.products = new Products(this.transport);
+    this.invoices = new Invoices(this.transport);
+    this.payments = new Payments(this.transport);
+  }
+
+  /** The key's company, mode and scopes: a cheap check that the key works. */
+  async ping(options: CallOptions = {}): Promise<Ping> {
+    return data(
+      await this.transport.call<{ data: Ping }>({ method: 'GET', path: '/ping', signal: options.signal }),
+    );
+  }
+
+  /** Status, request id, replay flag and rate-limit headers of the last answer. */
+  get lastResponse(): ResponseInfo | null {
+    return this.transport.lastResponse;
+  }
+
+  /** `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `Retry-After` of the last answer. */
+  get lastRateLimit(): RateLimitInfo | null {
+    return this.transport.lastResponse?.rateLimit ?? null;
+  }
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) throw new TypeError(`${name} must be a number >= 0`);
+  return value;
+}
+
+function data<T>(body: { data: T }): T {
+  return body.data;
+}
+
+function idPath(collection: string, id: Id): string {
+  return `/${collection}/${encodeURIComponent(String(id))}`;
+}
+
+/** Reads of a collection: one page, every item, one item. */
+class Collection<Item, One, Query extends object> {
+  constructor(
+    protected readonly transport: Transport,
+    protected readonly collection: string,
+  ) {}
+
+  /** One page, with its `pagination`. */
+  list(query?: Query, options: CallOptions = {}): Promise<Page<Item>> {
+    return this.transport.call<Page<Item>>({
+      method: 'GET',
+      path: `/${this.collection}`,
+      query: query as Record<string, unknown> | undefined,
+      signal: options.signal,
+    });
+  }
+
+  /** Every item, page by page (100 a page) until `current_page` equals `last_page`. */
+  async *listAll(query?: Omit<Query, 'page' | 'per_page'>, options: CallOptions = {}): AsyncGenerator<Item> {
+    for (let page = 1; ; page++) {
+      const result = await this.list({ ...query, page, per_page: 100 } as Query, options);
+      yield* result.data;
+      const { current_page, last_page } = result.pagination;
+      if (current_page >= last_page || result.data.length === 0) return;
+    }
+  }
+
+  async get(id: Id, options: CallOptions = {}): Promise<One> {
+    return data(
+      await this.transport.call<{ data: One }>({
+        method: 'GET',
+        path: idPath(this.collection, id),
+        signal: options.signal,
+      }),
+    );
+  }
+
+  /** A write: the body is encoded once; every attempt resends these bytes with this key. */
+  protected async write<T>(
+    method: 'POST' | 'PUT',
+    path: string,
+    body: object,
+    decimals: (path: JsonPath) => boolean,
+    options: WriteOptions,
+  ): Promise<T> {
+    const encoded = encodeJson(body, decimals);
+    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    return data(
+      await this.transport.call<{ data: T }>({
+        method,
+        path,
+        body: encoded,
+        idempotencyKey,
+        signal: options.signal,
+      }),
+    );
+  }
+}
+
+export class Customers extends Collection<Customer, Customer, CustomerListQuery> {
+  constructor(transport: Transport) {
+    super(transport, 'customers');
+  }
+
+  create(body: CustomerCreate, options: WriteOptions = {}): Promise<Customer> {
+    return this.write('POST', '/customers', body, DECIMAL_FIELDS.none, options);
+  }
+
+  /** Changes only the fields sent. */
+  update(id: Id, body: CustomerUpdate, options: WriteOptions = {}): Promise<Customer> {
+    return this.write('PUT', idPath('customers', id), body, DECIMAL_FIELDS.none, options);
+  }
+}
+
+export class Products extends Collection<Product, Product, ProductListQuery> {
+  constructor(transport: Transport) {
+    super(transport, 'products');
+  }
+
+  /** `price` and `pos_price` are decimal strings ("1250.50"). */
+  create(body: ProductCreate, options: WriteOptions = {}): Promise<Product> {
+    return this.write('POST', '/products', body, DECIMAL_FIELDS.product, options);
+  }
+
+  /** Needs name, type, inventory and price; optional fields left out keep their value, null clears them. */
+  update(id: Id, body: ProductUpdate, options: WriteOptions = {}): Promise<Product> {
+    return this.write('PUT', idPath('products', id), body, DECIMAL_FIELDS.product, options);
+  }
+}
+
+export class Invoices extends Collection<InvoiceSummary, Invoice, InvoiceListQuery> {
+  constructor(transport: Transport) {
+    super(transport, 'invoices');
+  }
+
+  /** Always a draft; each line's `price` is a decimal string. */
+  create(body: InvoiceCreate, options: WriteOptions = {}): Promise<Invoice> {
+    return this.write('POST', '/invoices', body, DECIMAL_FIELDS.invoice, options);
+  }
+}
+
+export class Payments extends Collection<Payment, Payment, PaymentListQuery> {
+  constructor(transport: Transport) {
+    super(transport, 'payments');
+  }
+}

@@ -1,0 +1,300 @@
+// One call to the API, with the retries the contract recommends:
+// - retried: 429, 409 idempotency_request_in_flight, every 5xx, and network errors or timeouts;
+// - the wait is the answer's Retry-After when it has one, otherwise the base delay, then 2x, 4x,
+//   8x of it; the fifth attempt is the last (maxRetries 4);
+// - never retried: any other 4xx, including 409 idempotency_key_reuse;
+// - a write is encoded once and carries one Idempotency-Key: every attempt sends the same bytes
+//   with the same key, so the API creates the record once and replays its answer to a retry.
+import { ERROR_CODES, PartnerApiError, PartnerApiNetworkError, type RateLimitInfo } from './errors.js';
+import type { ErrorCode } from './types.js';
+
+/** The part of a fetch Response the client reads. */
+export interface FetchResponse {
+  status: number;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+/** The part of fetch the client calls; the platform's `fetch` fits. */
+export type FetchFunction = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
+) => Promise<FetchResponse>;
+
+/** Passed to `onRetry` before each wait. */
+export interface RetryInfo {
+  method: string;
+  path: string;
+  /** The attempt that failed (1 for the first request). */
+  attempt: number;
+  /** How long the client waits before the next attempt. */
+  delayMs: number;
+  /** The failure: an API error (429, 409 in flight, 5xx) or a network error. */
+  error: PartnerApiError | PartnerApiNetworkError;
+  /** The Idempotency-Key the next attempt resends (writes only). */
+  idempotencyKey: string | undefined;
+}
+
+export interface TransportOptions {
+  apiKey: string;
+  baseUrl: string;
+  maxRetries: number;
+  timeoutMs: number;
+  retryBaseDelayMs: number;
+  maxRetryWaitMs: number;
+  fetch: FetchFunction;
+  userAgent: string;
+  onRetry: ((info: RetryInfo) => void) | undefined;
+}
+
+export interface CallSpec {
+  method: 'GET' | 'POST' | 'PUT';
+  /** Path under the base URL, e.g. `/customers/12`. */
+  path: string;
+  query?: Record<string, unknown> | undefined;
+  /** Encoded JSON body (writes). */
+  body?: string;
+  idempotencyKey?: string;
+  signal?: AbortSignal | undefined;
+}
+
+/** What the last answer said besides its body. */
+export interface ResponseInfo {
+  status: number;
+  requestId: string | null;
+  /** `Idempotency-Replay: true`: a write answered from the record of an earlier identical request. */
+  replayed: boolean;
+  rateLimit: RateLimitInfo | null;
+}
+
+export class Transport {
+  lastResponse: ResponseInfo | null = null;
+  private readonly baseUrl: string;
+
+  constructor(private readonly options: TransportOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  async call<T>(spec: CallSpec): Promise<T> {
+    const url = this.baseUrl + spec.path + queryString(spec.query);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': this.options.userAgent,
+    };
+    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+    if (spec.idempotencyKey !== undefined) headers['idempotency-key'] = spec.idempotencyKey;
+    const attempts = this.options.maxRetries + 1;
+
+    for (let attempt = 1; ; attempt++) {
+      let failure: PartnerApiError | PartnerApiNetworkError;
+      let retryAfterMs: number | null = null;
+      try {
+        const { response, text } = await this.send(url, spec, headers, attempt);
+        const info = responseInfo(response);
+        this.lastResponse = info;
+        if (response.status >= 200 && response.status < 300)
+          return parseSuccess<T>(response, text, info, attempt);
+        const error = apiError(response, text, info, attempt);
+        if (!retryable(error)) throw error;
+        failure = error;
+        retryAfterMs =
+          info.rateLimit?.retryAfterSeconds != null ? info.rateLimit.retryAfterSeconds * 1000 : null;
+      } catch (error) {
+        if (!(error instanceof PartnerApiNetworkError)) throw error;
+        failure = error;
+      }
+      if (attempt >= attempts) throw failure;
+      const delayMs = retryAfterMs ?? this.options.retryBaseDelayMs * 2 ** (attempt - 1);
+      // A Retry-After longer than the client is willing to wait (e.g. the per-day limit) ends the call.
+      if (delayMs > this.options.maxRetryWaitMs) throw failure;
+      this.options.onRetry?.({
+        method: spec.method,
+        path: spec.path,
+        attempt,
+        delayMs,
+        error: failure,
+        idempotencyKey: spec.idempotencyKey,
+      });
+      await sleep(delayMs, spec.signal);
+    }
+  }
+
+  /** One attempt: the answer and its whole body, within `timeoutMs`; no answer is a network error. */
+  private async send(
+    url: string,
+    spec: CallSpec,
+    headers: Record<string, string>,
+    attempt: number,
+  ): Promise<{ response: FetchResponse; text: string }> {
+    spec.signal?.throwIfAborted();
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`no answer within ${this.options.timeoutMs} ms`));
+    }, this.options.timeoutMs);
+    const onAbort = () => controller.abort(spec.signal?.reason);
+    spec.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const init: Parameters<FetchFunction>[1] = { method: spec.method, headers, signal: controller.signal };
+      if (spec.body !== undefined) init.body = spec.body;
+      const response = await this.options.fetch(url, init);
+      return { response, text: await response.text() };
+    } catch (error) {
+      // The caller's own abort ends the call as it is, never retried.
+      if (spec.signal?.aborted) throw spec.signal.reason;
+      const reason = timedOut ? `no answer within ${this.options.timeoutMs} ms` : describe(error);
+      throw new PartnerApiNetworkError(`${spec.method} ${spec.path}: ${reason}`, {
+        cause: error,
+        timedOut,
+        attempts: attempt,
+      });
+    } finally {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+function retryable(error: PartnerApiError): boolean {
+  if (error.status === 429 || error.status >= 500) return true;
+  return error.status === 409 && error.code === 'idempotency_request_in_flight';
+}
+
+function queryString(query: Record<string, unknown> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    params.append(name, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+function integerHeader(response: FetchResponse, name: string): number | null {
+  const raw = response.headers.get(name);
+  return raw !== null && /^[0-9]+$/.test(raw.trim()) ? Number(raw.trim()) : null;
+}
+
+/** Retry-After in seconds: delta-seconds or an HTTP date. */
+function retryAfterSeconds(response: FetchResponse): number | null {
+  const raw = response.headers.get('retry-after');
+  if (raw === null) return null;
+  const seconds = integerHeader(response, 'retry-after');
+  if (seconds !== null) return seconds;
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+function responseInfo(response: FetchResponse): ResponseInfo {
+  const limit = integerHeader(response, 'x-ratelimit-limit');
+  const remaining = integerHeader(response, 'x-ratelimit-remaining');
+  const retryAfter = retryAfterSeconds(response);
+  const rateLimit =
+    limit === null && remaining === null && retryAfter === null
+      ? null
+      : { limit, remaining, retryAfterSeconds: retryAfter };
+  return {
+    status: response.status,
+    requestId: response.headers.get('x-request-id'),
+    replayed: response.headers.get('idempotency-replay') === 'true',
+    rateLimit,
+  };
+}
+
+function parseSuccess<T>(response: FetchResponse, text: string, info: ResponseInfo, attempt: number): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new PartnerApiError({
+      status: response.status,
+      code: null,
+      message: `HTTP ${response.status} with a body that is not JSON`,
+      hint: null,
+      docUrl: null,
+      requestId: info.requestId,
+      rateLimit: info.rateLimit,
+      attempts: attempt,
+    });
+  }
+}
+
+interface Envelope {
+  error: {
+    code: string;
+    message: string;
+    hint?: string;
+    doc_url?: string;
+    request_id?: string;
+    errors?: Record<string, string[]>;
+  };
+}
+
+function envelopeOf(text: string): Envelope | null {
+  try {
+    const body = JSON.parse(text) as Partial<Envelope> | null;
+    const error = body?.error;
+    return error && typeof error.code === 'string' && typeof error.message === 'string'
+      ? (body as Envelope)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function apiError(
+  response: FetchResponse,
+  text: string,
+  info: ResponseInfo,
+  attempt: number,
+): PartnerApiError {
+  const envelope = envelopeOf(text);
+  const known = envelope && (ERROR_CODES as readonly string[]).includes(envelope.error.code);
+  if (!envelope || !known) {
+    return new PartnerApiError({
+      status: response.status,
+      code: null,
+      message: envelope?.error.message ?? `HTTP ${response.status}`,
+      hint: null,
+      docUrl: null,
+      requestId: info.requestId,
+      rateLimit: info.rateLimit,
+      attempts: attempt,
+    });
+  }
+  const { error } = envelope;
+  return new PartnerApiError({
+    status: response.status,
+    code: error.code as ErrorCode,
+    message: error.message,
+    hint: error.hint ?? null,
+    docUrl: error.doc_url ?? null,
+    requestId: error.request_id ?? info.requestId,
+    ...(error.errors ? { errors: error.errors } : {}),
+    rateLimit: info.rateLimit,
+    attempts: attempt,
+  });
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

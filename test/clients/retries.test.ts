@@ -1,0 +1,300 @@
+// Retries of the TypeScript client against a real server, through a recording proxy: a write
+// whose answer is lost is resent with the same key and bytes and creates one record; 5xx and
+// timeouts back off base, 2x, 4x, 8x and give up after 5 attempts; Retry-After is waited; a 409
+// in flight waits and retries; a 429 from a low limit is waited out.
+import { createHash } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  PartnerApi,
+  PartnerApiError,
+  PartnerApiNetworkError,
+  type PartnerApiOptions,
+  type RetryInfo,
+} from '../../clients/typescript/src/index.js';
+import { API_PREFIX } from '../../src/app.js';
+import { customers, idempotencyKeys, invoices } from '../../src/db/schema.js';
+import { type ListeningApp, RecordingProxy, startListeningApp } from '../helpers/client-server.js';
+import { createTenant, type Tenant } from '../helpers/context.js';
+
+const BASE_DELAY_MS = 20;
+
+async function rejection(call: Promise<unknown>): Promise<unknown> {
+  return call.then(
+    () => {
+      throw new Error('the call succeeded');
+    },
+    (reason: unknown) => reason,
+  );
+}
+
+describe('TypeScript client: retries through a proxy', () => {
+  let server: ListeningApp;
+  let tenant: Tenant;
+  let proxy: RecordingProxy;
+  let retries: RetryInfo[];
+
+  function clientVia(baseUrl: string, options: Partial<PartnerApiOptions> = {}): PartnerApi {
+    return new PartnerApi({
+      apiKey: tenant.key,
+      baseUrl,
+      retryBaseDelayMs: BASE_DELAY_MS,
+      onRetry: (info) => retries.push(info),
+      ...options,
+    });
+  }
+
+  beforeAll(async () => {
+    server = await startListeningApp();
+    tenant = await createTenant(server.db, { name: 'Rede Instável, Lda' });
+  });
+  afterAll(() => server.close());
+  beforeEach(async () => {
+    proxy = await RecordingProxy.start(server.origin);
+    retries = [];
+  });
+  afterEach(() => proxy.close());
+
+  it('a POST whose answer is lost is resent with the same key and bytes, and creates one customer', async () => {
+    proxy.plan = (request) =>
+      request.method === 'POST' && proxy.of('POST').length === 1
+        ? { kind: 'lose-response' }
+        : { kind: 'forward' };
+    const client = clientVia(proxy.baseUrl);
+    const created = await client.customers.create({
+      name: 'Resposta Perdida',
+      email: 'perdida@exemplo.co.mz',
+    });
+
+    const posts = proxy.of('POST');
+    expect(posts.map((p) => [p.action, p.upstreamStatus])).toEqual([
+      ['lose-response', 201],
+      ['forward', 201],
+    ]);
+    expect(posts[1]?.body.equals(posts[0]!.body)).toBe(true);
+    expect(posts[1]?.headers['idempotency-key']).toBe(posts[0]?.headers['idempotency-key']);
+    expect(client.lastResponse?.replayed).toBe(true);
+    expect(retries).toHaveLength(1);
+    expect(retries[0]?.error).toBeInstanceOf(PartnerApiNetworkError);
+    expect(retries[0]).toMatchObject({ attempt: 1, delayMs: BASE_DELAY_MS });
+    expect(retries[0]?.idempotencyKey).toBe(posts[0]?.headers['idempotency-key']);
+
+    const rows = await server.db.select().from(customers).where(eq(customers.name, 'Resposta Perdida'));
+    expect(rows.map((row) => row.id)).toEqual([created.id]);
+  });
+
+  it('an invoice whose answer is lost twice is created exactly once', async () => {
+    const direct = clientVia(server.baseUrl);
+    const customer = await direct.customers.create({ name: 'Cliente Uma Vez' });
+    const product = await direct.products.create({
+      name: 'Serviço Uma Vez',
+      type: 'SERVICES',
+      inventory: 'NON_INVENTORY',
+      price: '10.00',
+    });
+    proxy.plan = (request) =>
+      request.method === 'POST' && proxy.of('POST').length <= 2
+        ? { kind: 'lose-response' }
+        : { kind: 'forward' };
+    const client = clientVia(proxy.baseUrl);
+    const invoice = await client.invoices.create({
+      customer_id: customer.id,
+      invoice_date: '2026-03-01',
+      items: [{ product_id: product.id, quantity: 2, price: '2500.55' }],
+    });
+    expect(invoice.grand_total).toBe('5001.10');
+    const posts = proxy.of('POST');
+    expect(posts).toHaveLength(3);
+    expect(new Set(posts.map((p) => p.body.toString('utf8'))).size).toBe(1);
+    expect(new Set(posts.map((p) => p.headers['idempotency-key'])).size).toBe(1);
+    expect(retries.map((r) => r.delayMs)).toEqual([BASE_DELAY_MS, 2 * BASE_DELAY_MS]);
+    const rows = await server.db.select().from(invoices).where(eq(invoices.customerId, customer.id));
+    expect(rows.map((row) => row.id)).toEqual([invoice.id]);
+  });
+
+  it('5xx: retried with base, 2x, 4x, 8x; the fifth failure is thrown', async () => {
+    proxy.plan = () => ({ kind: 'answer', status: 502 });
+    const client = clientVia(proxy.baseUrl);
+    const error = await rejection(client.ping());
+    expect(error).toBeInstanceOf(PartnerApiError);
+    expect(error).toMatchObject({ status: 502, code: null, attempts: 5 });
+    expect(proxy.requests).toHaveLength(5);
+    expect(retries.map((r) => [r.attempt, r.delayMs])).toEqual([
+      [1, BASE_DELAY_MS],
+      [2, 2 * BASE_DELAY_MS],
+      [3, 4 * BASE_DELAY_MS],
+      [4, 8 * BASE_DELAY_MS],
+    ]);
+  });
+
+  it('5xx on a write: every attempt has the same key and bytes; the one that passes creates it', async () => {
+    proxy.plan = (_request, index) => (index < 2 ? { kind: 'answer', status: 503 } : { kind: 'forward' });
+    const client = clientVia(proxy.baseUrl, { maxRetries: 2 });
+    const product = await client.products.create({
+      name: 'Depois de Dois 503',
+      type: 'GOODS',
+      inventory: 'INVENTORY',
+      price: '7.25',
+    });
+    expect(product.price).toBe('7.25');
+    const posts = proxy.of('POST');
+    expect(posts.map((p) => p.action)).toEqual(['answer', 'answer', 'forward']);
+    expect(new Set(posts.map((p) => p.body.toString('utf8')))).toEqual(
+      new Set(['{"name":"Depois de Dois 503","type":"GOODS","inventory":"INVENTORY","price":7.25}']),
+    );
+    expect(new Set(posts.map((p) => p.headers['idempotency-key'])).size).toBe(1);
+    expect(client.lastResponse?.replayed).toBe(false);
+  });
+
+  it('maxRetries bounds the attempts; Retry-After on a 503 is waited instead of the backoff', async () => {
+    proxy.plan = () => ({ kind: 'answer', status: 503, headers: { 'retry-after': '1' } });
+    const client = clientVia(proxy.baseUrl, { maxRetries: 1 });
+    expect(await rejection(client.ping())).toMatchObject({ status: 503, attempts: 2 });
+    expect(proxy.requests).toHaveLength(2);
+    expect(retries.map((r) => r.delayMs)).toEqual([1000]);
+  });
+
+  it('a timeout is a network error, retried; after the last attempt it is thrown as such', async () => {
+    proxy.plan = (_request, index) => (index === 0 ? { kind: 'hang' } : { kind: 'forward' });
+    const client = clientVia(proxy.baseUrl, { timeoutMs: 300 });
+    expect(await client.ping()).toMatchObject({ tenant_id: tenant.companyId });
+    expect(retries).toHaveLength(1);
+    expect(retries[0]?.error).toMatchObject({ name: 'PartnerApiNetworkError', timedOut: true });
+
+    retries = [];
+    proxy.plan = () => ({ kind: 'hang' });
+    const error = await rejection(clientVia(proxy.baseUrl, { timeoutMs: 200, maxRetries: 1 }).ping());
+    expect(error).toBeInstanceOf(PartnerApiNetworkError);
+    expect(error).not.toBeInstanceOf(PartnerApiError);
+    expect(error).toMatchObject({ timedOut: true, attempts: 2 });
+  });
+
+  it("the caller's own abort ends the call at once, never retried", async () => {
+    proxy.plan = () => ({ kind: 'hang' });
+    const controller = new AbortController();
+    const call = clientVia(proxy.baseUrl).customers.list({}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const error = await rejection(call);
+    expect(error).toMatchObject({ name: 'AbortError' });
+    expect(retries).toEqual([]);
+    expect(proxy.requests).toHaveLength(1);
+  });
+
+  it('a refused connection is a network error after 5 attempts', async () => {
+    const closed = await RecordingProxy.start(server.origin);
+    const url = closed.baseUrl;
+    await closed.close();
+    const error = await rejection(clientVia(url).ping());
+    expect(error).toBeInstanceOf(PartnerApiNetworkError);
+    expect(error).toMatchObject({ timedOut: false, attempts: 5 });
+    expect(retries.map((r) => r.delayMs)).toEqual([1, 2, 4, 8].map((n) => n * BASE_DELAY_MS));
+  });
+
+  it('409 idempotency_request_in_flight: waits its Retry-After and retries with the same key', async () => {
+    const key = `in-flight-${Date.now()}-1`;
+    const body = '{"name":"Em Curso"}';
+    // A claim as a request still running (or a crashed one) leaves it.
+    await server.db.insert(idempotencyKeys).values({
+      apiKeyId: tenant.apiKey.id,
+      companyId: tenant.companyId,
+      key,
+      requestHash: createHash('sha256').update(`POST ${API_PREFIX}/customers\n`).update(body).digest('hex'),
+      state: 'in_flight',
+      holder: 'another-process',
+      expiresAt: sql`now() + interval '24 hours'`,
+    });
+    // While the client waits, the claim's holder is found dead: the next attempt takes it over.
+    const released: Promise<unknown>[] = [];
+    const client = clientVia(proxy.baseUrl, {
+      onRetry: (info) => {
+        retries.push(info);
+        released.push(
+          server.db
+            .update(idempotencyKeys)
+            .set({ lockedAt: sql`now() - interval '10 minutes'` })
+            .where(eq(idempotencyKeys.key, key))
+            .execute(),
+        );
+      },
+    });
+    const created = await client.customers.create({ name: 'Em Curso' }, { idempotencyKey: key });
+    await Promise.all(released);
+    expect(created.name).toBe('Em Curso');
+    expect(retries).toHaveLength(1);
+    expect(retries[0]?.error).toMatchObject({ status: 409, code: 'idempotency_request_in_flight' });
+    expect(retries[0]?.delayMs).toBe(2000);
+    const posts = proxy.of('POST');
+    expect(
+      posts.map((p) => [p.upstreamStatus, p.body.toString('utf8'), p.headers['idempotency-key']]),
+    ).toEqual([
+      [409, body, key],
+      [201, body, key],
+    ]);
+  });
+});
+
+describe('TypeScript client: a 429 of a low limit is waited out (memory limits, controlled clock)', () => {
+  let server: ListeningApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    server = await startListeningApp({ RATE_LIMIT_KEY_PER_MINUTE: '3' });
+    tenant = await createTenant(server.db, { name: 'Limite Baixo, Lda' });
+  });
+  afterAll(() => server.close());
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('waits Retry-After, then the retry passes in the next window', async () => {
+    // The clock moves on by itself; the test jumps it to near the end of the minute window, so
+    // the wait is two real seconds instead of up to sixty.
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    const retries: RetryInfo[] = [];
+    const client = new PartnerApi({
+      apiKey: tenant.key,
+      baseUrl: server.baseUrl,
+      retryBaseDelayMs: BASE_DELAY_MS,
+      onRetry: (info) => retries.push(info),
+    });
+    const remaining: (number | null | undefined)[] = [];
+    for (let i = 0; i < 3; i++) {
+      await client.ping();
+      remaining.push(client.lastRateLimit?.remaining);
+    }
+    expect(remaining).toEqual([2, 1, 0]);
+    vi.setSystemTime(Date.now() + 58_800);
+
+    const ping = await client.ping();
+    expect(ping.tenant_id).toBe(tenant.companyId);
+    expect(retries).toHaveLength(1);
+    const [retry] = retries;
+    expect(retry?.error).toBeInstanceOf(PartnerApiError);
+    expect(retry?.error).toMatchObject({
+      status: 429,
+      code: 'rate_limit_exceeded',
+      rateLimit: { limit: 3, remaining: 0, retryAfterSeconds: 2 },
+    });
+    expect(retry?.delayMs).toBe(2000);
+    expect(client.lastRateLimit).toEqual({ limit: 3, remaining: 2, retryAfterSeconds: null });
+  });
+
+  it('a Retry-After longer than maxRetryWaitMs ends the call with the 429', async () => {
+    const retries: RetryInfo[] = [];
+    const client = new PartnerApi({
+      apiKey: tenant.key,
+      baseUrl: server.baseUrl,
+      maxRetryWaitMs: 500,
+      onRetry: (info) => retries.push(info),
+    });
+    let error: unknown = null;
+    for (let i = 0; i < 4 && error === null; i++)
+      error = await client.ping().then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(error).toMatchObject({ status: 429, code: 'rate_limit_exceeded', attempts: 1 });
+    expect((error as PartnerApiError).rateLimit?.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(retries).toEqual([]);
+  });
+});

@@ -7,6 +7,7 @@ import { API_PREFIX } from './app-constants.js';
 import type { Config } from './config.js';
 import { customerRoutes } from './customers/routes.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
+import { createListMemory } from './db/list-memory.js';
 import { runMigrations } from './db/migrate.js';
 import { storageTargetOf } from './db/target.js';
 import { registerErrorHandler } from './http/error-handler.js';
@@ -62,6 +63,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.decorate('rateLimiter', rateLimiter);
   const keyCache = createKeyCache(database.db);
   app.decorate('keyCache', keyCache);
+  app.decorate('listMemory', createListMemory());
   const stopListening = await database.listen('api_keys_changed', () => keyCache.clear());
   app.addHook('onClose', async () => {
     await stopListening();

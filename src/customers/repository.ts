@@ -1,8 +1,11 @@
 // Reads of customers, as resources. A company sees its own customers and the global ones
 // (company_id null), and nothing else.
 import { and, count, eq, gte, isNull, or, type SQL } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/pg-core';
 import type { Static } from 'typebox';
 import type { RequestContext } from '../context.js';
+import type { Database } from '../db/client.js';
+import { exactTotal, readDataVersion } from '../db/list-memory.js';
 import { instantOf, orderByOf, type Page, type PageRequest, paginate, searchCondition } from '../db/lists.js';
 import { customers } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
@@ -30,12 +33,29 @@ export function toCustomerResource(row: CustomerRow, timeZone: string): Customer
   };
 }
 
+/**
+ * The customers a company sees, as two index scans merged (own rows, then the global ones) rather
+ * than one `company_id = X or company_id is null` that no index serves. Named like the table, so
+ * conditions written on `customers` columns apply to it.
+ */
+function visibleCustomers(db: Database, companyId: number) {
+  return db
+    .$with('customers')
+    .as(
+      unionAll(
+        db.select().from(customers).where(eq(customers.companyId, companyId)),
+        db.select().from(customers).where(isNull(customers.companyId)),
+      ),
+    );
+}
+
 export async function listCustomers(
-  { db, companyId, timeZone }: RequestContext,
+  context: RequestContext,
   query: Static<typeof CustomerListQuery>,
   page: PageRequest,
 ): Promise<Page<CustomerResource>> {
-  const conditions: SQL[] = [visibleTo(companyId)];
+  const { db, companyId, timeZone } = context;
+  const conditions: SQL[] = [];
   if (query.search) {
     conditions.push(
       searchCondition(query.search, [customers.name, customers.email, customers.nuit, customers.phone]),
@@ -44,7 +64,8 @@ export async function listCustomers(
   if (query.type) conditions.push(eq(customers.type, query.type));
   if (query.updated_since)
     conditions.push(gte(customers.updatedAt, instantOf(query.updated_since, timeZone)));
-  const where = and(...conditions);
+  const where = conditions.length > 0 ? and(...conditions) : undefined;
+  const visible = visibleCustomers(db, companyId);
   const orderBy = orderByOf(
     query,
     { name: customers.name, created_at: customers.createdAt, updated_at: customers.updatedAt },
@@ -52,18 +73,20 @@ export async function listCustomers(
     { sort: 'created_at', order: 'desc' },
   );
 
-  return paginate(page, {
+  return paginate(context, page, {
+    list: { resource: 'customers', filters: { s: query.search, t: query.type, u: query.updated_since } },
     rows: async (limit, offset) => {
       const rows = await db
+        .with(visible)
         .select()
-        .from(customers)
+        .from(visible)
         .where(where)
         .orderBy(...orderBy)
         .limit(limit)
         .offset(offset);
       return rows.map((row) => toCustomerResource(row, timeZone));
     },
-    total: async () => (await db.select({ total: count() }).from(customers).where(where))[0]?.total ?? 0,
+    count: db.with(visible).select({ total: count() }).from(visible).where(where),
   });
 }
 
@@ -79,7 +102,9 @@ export async function findCustomer(
 }
 
 /** Customers of the company plus global ones: what `customers_visible` of /ping counts. */
-export async function countVisibleCustomers({ db, companyId }: RequestContext): Promise<number> {
-  const [row] = await db.select({ total: count() }).from(customers).where(visibleTo(companyId));
-  return row?.total ?? 0;
+export async function countVisibleCustomers({ db, companyId, lists }: RequestContext): Promise<number> {
+  const visible = visibleCustomers(db, companyId);
+  const count_ = db.with(visible).select({ total: count() }).from(visible).getSQL();
+  const version = lists ? await readDataVersion(db, companyId) : null;
+  return exactTotal(db, lists, companyId, `${companyId}|customers|{}`, count_, version);
 }

@@ -1,7 +1,9 @@
 // The database half of every list: ORDER BY with the tie-breaker, search and `updated_since`
 // conditions, and `paginate`, the one skeleton that turns a page request into the page's rows and
 // the pagination object. The query-string half (schema, defaults, hints) is src/http/list-query.ts.
-import { asc, type Column, desc, type SQL, sql } from 'drizzle-orm';
+import { asc, type Column, desc, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import type { RequestContext } from '../context.js';
+import { exactTotal, readDataVersion } from './list-memory.js';
 
 export type SortOrder = 'asc' | 'desc';
 
@@ -27,12 +29,30 @@ export interface Page<T> {
 
 /** How one list reads a page of its resources and counts all of them, with the same filters. */
 export interface ListSource<T> {
+  /** The resource and the filters that decide which rows belong to the list (not the order). */
+  list: { resource: string; filters: Record<string, unknown> };
   rows(limit: number, offset: number): Promise<T[]>;
-  total(): Promise<number>;
+  /** `select count(*)` of the list, with the same filters. */
+  count: SQLWrapper;
 }
 
-export async function paginate<T>(page: PageRequest, source: ListSource<T>): Promise<Page<T>> {
-  const [data, total] = await Promise.all([source.rows(page.perPage, page.offset), source.total()]);
+/**
+ * A page and its pagination. The exact total is counted once per (company, list, data version)
+ * and then remembered (src/db/list-memory.ts): reading the version costs a primary-key lookup,
+ * made alongside the page's rows.
+ */
+export async function paginate<T>(
+  context: RequestContext,
+  page: PageRequest,
+  source: ListSource<T>,
+): Promise<Page<T>> {
+  const { db, companyId, lists } = context;
+  const [data, version] = await Promise.all([
+    source.rows(page.perPage, page.offset),
+    lists ? readDataVersion(db, companyId) : null,
+  ]);
+  const key = `${companyId}|${source.list.resource}|${JSON.stringify(source.list.filters)}`;
+  const total = await exactTotal(db, lists, companyId, key, source.count.getSQL(), version);
   return {
     data,
     pagination: {

@@ -20,7 +20,7 @@ function presentedKey(request: FastifyRequest): string | null {
 
 /** 4. The key: a 401 counts toward the per-IP limit of requests without a valid key. */
 export async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const { db, config, rateLimiter, keyCache } = request.server;
+  const { db, config, rateLimiter, keyCache, listMemory } = request.server;
   const key = presentedKey(request);
   const found = key ? await keyCache.find(key) : null;
   const refusal = !found
@@ -36,7 +36,7 @@ export async function authenticate(request: FastifyRequest, reply: FastifyReply)
   }
   const { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes } = found;
   request.caller = { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes };
-  request.requestContext = { db, companyId, timeZone: config.timeZone };
+  request.requestContext = { db, companyId, timeZone: config.timeZone, lists: listMemory };
   request.log = request.log.child({ api_key_id: apiKeyId, company_id: companyId });
   reply.log = request.log;
   if (found.needsTouch) await touchApiKey(db, apiKeyId);

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { RequestContext } from '../context.js';
 import type { Database } from '../db/client.js';
+import type { ListMemory } from '../db/list-memory.js';
 import type { FieldErrors } from '../errors.js';
 import type { KeyMode } from '../keys/api-keys.js';
 import type { KeyCache } from '../keys/key-cache.js';
@@ -26,6 +27,7 @@ declare module 'fastify' {
     config: Config;
     rateLimiter: RateLimiter;
     keyCache: KeyCache;
+    listMemory: ListMemory;
   }
   interface FastifyRequest {
     /** Null only before authentication has run. */

@@ -138,10 +138,11 @@ export async function findInvoice(
 }
 
 export async function listInvoices(
-  { db, companyId, timeZone }: RequestContext,
+  context: RequestContext,
   query: Static<typeof InvoiceListQuery>,
   page: PageRequest,
 ): Promise<Page<InvoiceSummaryResource>> {
+  const { db, companyId, timeZone } = context;
   const conditions: SQL[] = [eq(invoices.companyId, companyId)];
   if (query.status) conditions.push(eq(invoices.status, query.status));
   if (query.customer_id !== undefined) conditions.push(eq(invoices.customerId, query.customer_id));
@@ -162,7 +163,9 @@ export async function listInvoices(
     { sort: 'invoice_date', order: 'desc' },
   );
 
-  return paginate(page, {
+  const { status, customer_id, date_from, date_to, updated_since } = query;
+  return paginate(context, page, {
+    list: { resource: 'invoices', filters: { status, customer_id, date_from, date_to, updated_since } },
     rows: async (limit, offset) => {
       const rows = await selectInvoices(db)
         .where(where)
@@ -171,6 +174,6 @@ export async function listInvoices(
         .offset(offset);
       return rows.map((row) => toSummaryResource(row, timeZone));
     },
-    total: async () => (await db.select({ total: count() }).from(invoices).where(where))[0]?.total ?? 0,
+    count: db.select({ total: count() }).from(invoices).where(where),
   });
 }

@@ -69,10 +69,11 @@ export async function findPayment(
 }
 
 export async function listPayments(
-  { db, companyId, timeZone }: RequestContext,
+  context: RequestContext,
   query: Static<typeof PaymentListQuery>,
   page: PageRequest,
 ): Promise<Page<PaymentResource>> {
+  const { db, companyId, timeZone } = context;
   const conditions: SQL[] = [visibleReceipts(companyId)];
   if (query.invoice_id !== undefined) conditions.push(eq(payments.invoiceId, query.invoice_id));
   if (query.date_from) conditions.push(gte(payments.paymentDate, query.date_from));
@@ -90,7 +91,9 @@ export async function listPayments(
     { sort: 'payment_date', order: 'desc' },
   );
 
-  return paginate(page, {
+  const { invoice_id, date_from, date_to } = query;
+  return paginate(context, page, {
+    list: { resource: 'payments', filters: { invoice_id, date_from, date_to } },
     rows: async (limit, offset) => {
       const rows = await selectReceipts(db)
         .where(where)
@@ -99,13 +102,10 @@ export async function listPayments(
         .offset(offset);
       return rows.map((row) => toPaymentResource(row, timeZone));
     },
-    total: async () => {
-      const [row] = await db
-        .select({ total: count() })
-        .from(payments)
-        .innerJoin(invoices, eq(invoices.id, payments.invoiceId))
-        .where(where);
-      return row?.total ?? 0;
-    },
+    count: db
+      .select({ total: count() })
+      .from(payments)
+      .innerJoin(invoices, eq(invoices.id, payments.invoiceId))
+      .where(where),
   });
 }

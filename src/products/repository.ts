@@ -123,7 +123,11 @@ export async function listProducts(
     { sort: 'created_at', order: 'desc' },
   );
 
-  return paginate(page, {
+  return paginate(context, page, {
+    list: {
+      resource: 'products',
+      filters: { s: query.search, t: query.type, f: query.is_for_sale, u: query.updated_since },
+    },
     rows: async (limit, offset) =>
       withCategories(
         context,
@@ -133,7 +137,7 @@ export async function listProducts(
           .limit(limit)
           .offset(offset),
       ),
-    total: async () => (await db.select({ total: count() }).from(products).where(where))[0]?.total ?? 0,
+    count: db.select({ total: count() }).from(products).where(where),
   });
 }
 

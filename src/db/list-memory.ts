@@ -1,0 +1,86 @@
+// What an instance remembers about lists so that a page does not recount a million rows: the exact
+// total of each (company, resource, filters), valid while the company's data version
+// (data_versions, raised by a trigger on every write in the writing transaction) has not moved.
+// Every instance reads the version from the database, so a write on one instance is seen by all.
+import type { SQL } from 'drizzle-orm';
+import { type Database, queryRows, sql } from './client.js';
+
+const MAX_ENTRIES = 20_000;
+
+/** A Map that forgets its oldest entries beyond a size. */
+class BoundedMap<V> {
+  readonly #entries = new Map<string, V>();
+  constructor(readonly max: number) {}
+  get(key: string): V | undefined {
+    return this.#entries.get(key);
+  }
+  set(key: string, value: V): void {
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value as string);
+    this.#entries.set(key, value);
+  }
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+export interface ListMemoryStats {
+  totalHits: number;
+  totalMisses: number;
+}
+
+export interface ListMemory {
+  readonly totals: BoundedMap<{ version: string; total: number }>;
+  readonly stats: ListMemoryStats;
+}
+
+export function createListMemory(max = MAX_ENTRIES): ListMemory {
+  return { totals: new BoundedMap(max), stats: { totalHits: 0, totalMisses: 0 } };
+}
+
+/** The version a company's lists are read at: its own counter plus the global customers'. */
+function versionQuery(companyId: number): SQL {
+  return sql`(select coalesce(sum(version), 0)::text from data_versions where company_id in (${companyId}, 0))`;
+}
+
+export async function readDataVersion(db: Database, companyId: number): Promise<string> {
+  const [row] = await queryRows<{ version: string }>(db, sql`select ${versionQuery(companyId)} as version`);
+  return row?.version ?? '0';
+}
+
+/** A count and the version it was read at, in one statement: one snapshot, so they agree. */
+export async function countAtVersion(
+  db: Database,
+  companyId: number,
+  count: SQL,
+): Promise<{ total: number; version: string }> {
+  const [row] = await queryRows<{ total: number; version: string }>(
+    db,
+    sql`select (${count})::int as total, ${versionQuery(companyId)} as version`,
+  );
+  return { total: Number(row?.total ?? 0), version: row?.version ?? '0' };
+}
+
+/**
+ * The exact total of a list: remembered when `knownVersion` (read by the caller, e.g. alongside
+ * the page's rows) is the version it was counted at, otherwise counted and remembered.
+ */
+export async function exactTotal(
+  db: Database,
+  memory: ListMemory | undefined,
+  companyId: number,
+  key: string,
+  count: SQL,
+  knownVersion: string | null,
+): Promise<number> {
+  if (!memory) return (await countAtVersion(db, companyId, count)).total;
+  const remembered = memory.totals.get(key);
+  if (remembered && knownVersion !== null && remembered.version === knownVersion) {
+    memory.stats.totalHits++;
+    return remembered.total;
+  }
+  memory.stats.totalMisses++;
+  const counted = await countAtVersion(db, companyId, count);
+  memory.totals.set(key, counted);
+  return counted.total;
+}

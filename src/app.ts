@@ -16,6 +16,8 @@ import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { bodyAjv, queryAjv } from './http/validation.js';
 import { invoiceRoutes } from './invoices/routes.js';
 import { registerOpenApi } from './openapi.js';
+import { loggerOptions } from './ops/logging.js';
+import { installRequestObservation } from './ops/request-hooks.js';
 import { paymentRoutes } from './payments/routes.js';
 import { pingRoutes } from './ping/routes.js';
 import { productRoutes } from './products/routes.js';
@@ -39,11 +41,9 @@ export type App = FastifyInstance;
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers["idempotency-key"]'], remove: true },
-      ...(options.logStream ? { stream: options.logStream } : {}),
-    },
+    logger: options.logger ?? loggerOptions(config, options.logStream),
+    // One log line per request, written by src/ops/request-hooks.ts (Fastify's own are two).
+    disableRequestLogging: true,
     genReqId: () => `req_${randomBytes(12).toString('hex')}`,
     requestIdHeader: false,
     // Fastify accepts a hop count too, though its types omit it.
@@ -72,6 +72,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  // Operations: one log line and the metrics of every response (src/ops/).
+  installRequestObservation(app);
   registerErrorHandler(app);
   await registerOpenApi(app);
   pruneExpiredKeys(app);

@@ -2,7 +2,7 @@
 // the same options; nothing here listens on a port.
 import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { API_PREFIX } from './app-constants.js';
 import type { Config } from './config.js';
 import { customerRoutes } from './customers/routes.js';
@@ -43,7 +43,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config, options.logStream),
     // One log line per request, written by src/ops/request-hooks.ts (Fastify's own are two).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => `req_${randomBytes(12).toString('hex')}`,
     requestIdHeader: false,
     // Fastify accepts a hop count too, though its types omit it.

@@ -26,13 +26,13 @@ function observe(request: FastifyRequest, reply: FastifyReply): void {
   const errorCode = errorCodes.get(request) ?? (status >= 500 ? 'internal' : '');
   const replayed = reply.getHeader('idempotency-replay') === 'true';
   const route = routeOf(request);
-  const responseTime = reply.elapsedTime;
+  const responseTime = Math.round(reply.elapsedTime * 10) / 10;
   metrics.response({
     route,
     method: request.method,
     status,
     errorCode,
-    seconds: responseTime / 1000,
+    seconds: reply.elapsedTime / 1000,
     replayed,
   });
   const line = {

@@ -57,6 +57,8 @@ const port = (extra: object) =>
   Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer from 0 to 65535', ...extra });
 const text = (fallback: string, description: string) =>
   Type.String({ minLength: 1, default: fallback, description });
+const host = (fallback: string) =>
+  Type.String({ pattern: '^[A-Za-z0-9._:%-]+$', default: fallback, description: 'an address or host name' });
 const oneOf = <T extends readonly string[]>(values: T, fallback: T[number]) =>
   Type.Union(
     values.map((value) => Type.Literal(value)),
@@ -66,7 +68,7 @@ const oneOf = <T extends readonly string[]>(values: T, fallback: T[number]) =>
 /** Every variable the service reads (the README's configuration table). */
 export const ENV_SCHEMA = Type.Object({
   PORT: port({ default: 3000 }),
-  HOST: text('127.0.0.1', 'an address or host name to listen on'),
+  HOST: host('127.0.0.1'),
   DATABASE_URL: Type.Optional(
     Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL' }),
   ),
@@ -93,7 +95,7 @@ export const ENV_SCHEMA = Type.Object({
   RATE_LIMIT_COMPANY_PER_MINUTE: positive(120),
   RATE_LIMIT_IP_PER_MINUTE: positive(30),
   OPS_PORT: Type.Optional(port({})),
-  OPS_HOST: text('127.0.0.1', 'an address or host name to listen on'),
+  OPS_HOST: host('127.0.0.1'),
 });
 type EnvValues = Static<typeof ENV_SCHEMA>;
 
@@ -120,19 +122,28 @@ function problem(name: string, raw: string | undefined): string {
 /** The schema's verdict: the values (defaults filled in, numbers converted), or the problems. */
 function applySchema(env: Env): { values: EnvValues; problems: string[] } {
   const data: Record<string, string> = {};
+  const bad = new Set<string>();
   for (const name of ENV_NAMES) {
     const raw = env[name];
-    if (raw !== undefined && raw !== '') data[name] = raw;
+    if (raw === undefined || raw === '') continue;
+    data[name] = raw;
+    // Whole numbers are written in digits: no "1e3", " 8080" or "0x50", which coercion would take.
+    if (isInteger(name) && !/^[0-9]+$/.test(raw)) bad.add(name);
   }
+  let values = {} as EnvValues;
   try {
-    const values = envSchema<EnvValues>({ schema: structuredClone(ENV_SCHEMA), data, env: false });
-    return { values, problems: [] };
+    values = envSchema<EnvValues>({ schema: structuredClone(ENV_SCHEMA), data: { ...data }, env: false });
   } catch (error) {
     const errors = (error as { errors?: SchemaProblem[] }).errors;
     if (!errors) throw error;
-    const names = [...new Set(errors.map((e) => e.instancePath.slice(1) || e.params.missingProperty || ''))];
-    return { values: {} as EnvValues, problems: names.map((name) => problem(name, data[name])) };
+    for (const e of errors) bad.add(e.instancePath.slice(1) || e.params.missingProperty || '');
   }
+  const problems = ENV_NAMES.filter((name) => bad.has(name)).map((name) => problem(name, data[name]));
+  return { values, problems };
+}
+
+function isInteger(name: string): boolean {
+  return (ENV_SCHEMA.properties as Record<string, { type?: string }>)[name]?.type === 'integer';
 }
 
 function knownTimeZone(name: string): boolean {

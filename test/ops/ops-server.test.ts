@@ -16,6 +16,7 @@ import {
 
 const OPS = { opsHost: '127.0.0.1', opsPort: 0 };
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field
 async function get(ops: OpsServer, path: string): Promise<{ status: number; body: any; text: string }> {
   const response = await fetch(`${ops.url}${path}`);
   const text = await response.text();

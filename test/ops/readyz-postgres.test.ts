@@ -10,6 +10,7 @@ import { api, createTenant, GENEROUS_LIMITS, type Tenant } from '../helpers/cont
 import { createTestDatabase, type TestDatabase, testStorage } from '../helpers/database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field
 async function readyz(ops: OpsServer): Promise<{ status: number; body: any }> {
   const response = await fetch(`${ops.url}/readyz`);
   return { status: response.status, body: await response.json() };

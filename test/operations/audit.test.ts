@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, companies, payments } from '../../src/db/schema.js';
 import type { AuditEntry } from '../../src/operations/audit.js';
 import { ArgumentError, OperationError } from '../../src/operations/errors.js';
-import { executeOperation, type OperationContext } from '../../src/operations/index.js';
+import { executeOperation, type OperationContext, type OperationMeta } from '../../src/operations/index.js';
 import { createTestDatabase, type TestDatabase, testStorage } from '../helpers/database.js';
 
-const ACTOR = { actor: 'maria.operadora' };
+const ACTOR: OperationMeta = { actor: 'maria.operadora' };
 
 describe(`audit trail of operator commands (${testStorage()})`, () => {
   let database: TestDatabase;

@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { envSchema } from 'env-schema';
 import { type Static, Type } from 'typebox';
+import { ConfigError } from './config-error.js';
 
 export interface RateLimitConfig {
   keyPerMinute: number;
@@ -42,7 +43,7 @@ export interface Config {
   opsHost: string;
 }
 
-export class ConfigError extends Error {}
+export { ConfigError } from './config-error.js';
 
 type Env = Record<string, string | undefined>;
 

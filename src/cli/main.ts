@@ -5,7 +5,8 @@
 // once a command really runs, so --help, --version and usage errors answer at once.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
+import type { Config } from '../config.js';
+import { ConfigError } from '../config-error.js';
 import { osUser } from '../operations/actor.js';
 import { ArgumentError, OperationError } from '../operations/errors.js';
 import { AdminServerFailure } from './admin-socket.js';
@@ -64,6 +65,12 @@ function actorOf(values: FlagValues): string {
   return typeof values.actor === 'string' && values.actor.trim() !== '' ? values.actor.trim() : osUser();
 }
 
+/** The configuration, checked; loaded on demand (its schema validator is not needed for --help). */
+async function configFrom(io: Io): Promise<Config> {
+  const { loadConfig } = await import('../config.js');
+  return loadConfig(io.env ?? process.env);
+}
+
 function wantsHelp(args: readonly string[]): boolean {
   return args.includes('--help') || args.includes('-h');
 }
@@ -104,7 +111,7 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
   if (missing.length > 0) {
     throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(', ')}`, command.name);
   }
-  const config = loadConfig(io.env ?? process.env);
+  const config = await configFrom(io);
   const { runOperation } = await import('./run.js');
   const operationArgs = Object.fromEntries(
     Object.entries(command.args(values, positionals[0])).filter(([, value]) => value !== undefined),
@@ -133,7 +140,7 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
 async function runServe(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags(args, { demo: { type: 'boolean' } }, 'serve');
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'serve');
-  const config = loadConfig(io.env ?? process.env);
+  const config = await configFrom(io);
   const { serve } = await import('./serve.js');
   await serve(config, { json: values.json === true, demo: values.demo === true, actor: actorOf(values) });
   return EXIT_OK;

@@ -109,7 +109,13 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       onStop: release,
       ...(options.json ? { logStream: process.stderr } : {}),
     });
-    if (config.opsPort !== undefined) ops = await listenOps(config, running, handle);
+    if (config.opsPort !== undefined) {
+      ops = await listenOps(config, running, handle);
+      // The API finishes its requests in flight; the load balancer learns at once to stop sending.
+      const opsServer = ops;
+      for (const signal of ['SIGTERM', 'SIGINT'] as const)
+        process.once(signal, () => opsServer.markStopping());
+    }
     if (embedded) {
       admin = await startAdminServer(
         config.dataDir,

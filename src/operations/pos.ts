@@ -13,7 +13,7 @@ export interface PendingPosProduct {
   /** Decimal text with two places, or null. */
   price: string | null;
   pos_price: string | null;
-  /** When the product was last changed for the POS, in the service's time zone. */
+  /** When the product was last changed for the POS: in `timeZone` when given, else ISO 8601 UTC. */
   changed_at: string | null;
 }
 
@@ -21,7 +21,7 @@ export interface PendingPosProduct {
 export async function listPendingPosSync(
   db: Database,
   companyId: number,
-  timeZone = 'UTC',
+  timeZone?: string,
 ): Promise<PendingPosProduct[]> {
   const rows = await db
     .select({
@@ -41,6 +41,11 @@ export async function listPendingPosSync(
     name: row.name,
     price: formatMoney(row.price),
     pos_price: formatMoney(row.posPrice),
-    changed_at: row.changedAt === null ? null : formatTimestamp(row.changedAt, timeZone),
+    changed_at:
+      row.changedAt === null
+        ? null
+        : timeZone
+          ? formatTimestamp(row.changedAt, timeZone)
+          : row.changedAt.toISOString(),
   }));
 }

@@ -2,7 +2,8 @@
 // default), apart from the partner API, which keeps exactly its 14 routes.
 //   GET /healthz   200 while the process runs (liveness)
 //   GET /readyz    200 when the database answers and is migrated ("degraded" while Redis is
-//                  down: limits then count in memory), otherwise 503 with the reason
+//                  down: limits then count in memory), otherwise 503 with the reason; 503
+//                  "stopping" from the moment the service is asked to stop
 //   GET /metrics   Prometheus text (src/ops/metrics.ts)
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
@@ -19,6 +20,8 @@ export interface OpsServer {
   /** e.g. http://127.0.0.1:9464 */
   url: string;
   port: number;
+  /** From now on /readyz answers 503: the service is stopping, send it nothing new. */
+  markStopping(): void;
   close(): Promise<void>;
 }
 
@@ -39,7 +42,12 @@ export async function startOpsServer(
     pid: process.pid,
     uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
   }));
+  let stopping = false;
   ops.get('/readyz', async (_request, reply) => {
+    if (stopping) {
+      reply.code(503);
+      return { status: 'stopping' };
+    }
     const result = await readiness(sources.handle, () => sources.rateLimiter.storeState());
     if (result.status === 'not_ready') {
       log?.warn({ reason: result.checks.database.reason }, 'not ready');
@@ -56,5 +64,12 @@ export async function startOpsServer(
   const address = ops.server.address();
   const port = typeof address === 'object' && address ? address.port : (config.opsPort ?? 0);
   const host = config.opsHost.includes(':') ? `[${config.opsHost}]` : config.opsHost;
-  return { url: `http://${host}:${port}`, port, close: () => ops.close() };
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    markStopping: () => {
+      stopping = true;
+    },
+    close: () => ops.close(),
+  };
 }

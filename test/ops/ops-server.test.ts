@@ -190,6 +190,18 @@ describe(`operations server (${testStorage()})`, () => {
     }
   });
 
+  it('/readyz: 503 "stopping" once the service is asked to stop', async () => {
+    const stopping = await startOpsServer(OPS, { handle: database.handle, rateLimiter: app.rateLimiter });
+    try {
+      expect((await get(stopping, '/readyz')).status).toBe(200);
+      stopping.markStopping();
+      expect(await get(stopping, '/readyz')).toMatchObject({ status: 503, body: { status: 'stopping' } });
+      expect((await get(stopping, '/healthz')).status).toBe(200);
+    } finally {
+      await stopping.close();
+    }
+  });
+
   it('/readyz: 503 with the reason when the database is not migrated', async () => {
     let handle: DatabaseHandle;
     let drop = async () => {};

@@ -2,7 +2,7 @@
 // the same options; nothing here listens on a port.
 import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { API_PREFIX } from './app-constants.js';
 import type { Config } from './config.js';
 import { customerRoutes } from './customers/routes.js';
@@ -18,6 +18,8 @@ import { bodyAjv, queryAjv } from './http/validation.js';
 import { invoiceRoutes } from './invoices/routes.js';
 import { createKeyCache } from './keys/key-cache.js';
 import { registerOpenApi } from './openapi.js';
+import { loggerOptions } from './ops/logging.js';
+import { installRequestObservation } from './ops/request-hooks.js';
 import { paymentRoutes } from './payments/routes.js';
 import { pingRoutes } from './ping/routes.js';
 import { productRoutes } from './products/routes.js';
@@ -41,11 +43,9 @@ export type App = FastifyInstance;
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers["idempotency-key"]'], remove: true },
-      ...(options.logStream ? { stream: options.logStream } : {}),
-    },
+    logger: options.logger ?? loggerOptions(config, options.logStream),
+    // One log line per request, written by src/ops/request-hooks.ts (Fastify's own are two).
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => `req_${randomBytes(12).toString('hex')}`,
     requestIdHeader: false,
     // Fastify accepts a hop count too, though its types omit it.
@@ -79,6 +79,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  // Operations: one log line and the metrics of every response (src/ops/).
+  installRequestObservation(app);
   registerErrorHandler(app);
   await registerOpenApi(app);
   pruneExpiredKeys(app);

@@ -1,5 +1,12 @@
-// Configuration comes from the environment once, at start, and is validated there:
-// a bad value stops the process with a clear message instead of failing later.
+// Configuration comes from the environment once, at start, and is validated there: a bad value
+// stops the process with a clear message instead of failing later. One TypeBox schema lists every
+// variable of the README (env-schema applies it: types, ranges, defaults); a few checks a schema
+// cannot express (a known time zone, proxy addresses, URLs) follow. Every problem is reported at
+// once, each as "NAME must be ..., got "value"". An empty variable counts as unset.
+import { isIP } from 'node:net';
+import { envSchema } from 'env-schema';
+import { type Static, Type } from 'typebox';
+import { ConfigError } from './config-error.js';
 
 export interface RateLimitConfig {
   keyPerMinute: number;
@@ -8,6 +15,9 @@ export interface RateLimitConfig {
   companyPerMinute: number;
   ipPerMinute: number;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 export interface Config {
   port: number;
@@ -19,6 +29,8 @@ export interface Config {
   docsUrl: string;
   timeZone: string;
   logLevel: string;
+  /** `auto`: human lines on a terminal, JSON lines otherwise. */
+  logFormat: (typeof LOG_FORMATS)[number];
   /** Fastify `trustProxy`: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
   trustProxy: boolean | number | string;
   /** Largest accepted request body, in bytes. */
@@ -26,6 +38,9 @@ export interface Config {
   /** Seconds after which an in-flight idempotency record whose holder died may be taken over. */
   idempotencyLockTimeoutSeconds: number;
   rateLimits: RateLimitConfig;
+  /** Port of the operations server (/healthz, /readyz, /metrics); undefined: no operations server. */
+  opsPort: number | undefined;
+  opsHost: string;
   webhooks: WebhookConfig;
 }
 
@@ -41,55 +56,153 @@ export interface WebhookConfig {
 /** About 75 hours (more than 3 days): 1 first attempt and 10 retries. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h,14h,14h,20h';
 
-export class ConfigError extends Error {}
+export { ConfigError } from './config-error.js';
 
 type Env = Record<string, string | undefined>;
 
-function positiveInt(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
-    throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
+const positive = (fallback: number) =>
+  Type.Integer({
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    default: fallback,
+    description: 'a positive integer',
+  });
+const port = (extra: object) =>
+  Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer from 0 to 65535', ...extra });
+const text = (fallback: string, description: string) =>
+  Type.String({ minLength: 1, default: fallback, description });
+const host = (fallback: string) =>
+  Type.String({ pattern: '^[A-Za-z0-9._:%-]+$', default: fallback, description: 'an address or host name' });
+const oneOf = <T extends readonly string[]>(values: T, fallback: T[number]) =>
+  Type.Union(
+    values.map((value) => Type.Literal(value)),
+    { default: fallback, description: `one of ${values.join(', ')}` },
+  );
+
+/** Every variable the service reads (the README's configuration table). */
+export const ENV_SCHEMA = Type.Object({
+  PORT: port({ default: 3000 }),
+  HOST: host('127.0.0.1'),
+  DATABASE_URL: Type.Optional(
+    Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL' }),
+  ),
+  DATA_DIR: text('./data', 'a directory'),
+  REDIS_URL: Type.Optional(
+    Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' }),
+  ),
+  DOCS_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://docs.invoicing.example/partner-api/v1',
+    description: 'an http:// or https:// URL',
+  }),
+  TZ_NAME: text('Africa/Maputo', 'a time zone name such as Africa/Maputo'),
+  LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+  LOG_FORMAT: oneOf(LOG_FORMATS, 'auto'),
+  TRUST_PROXY: Type.Optional(
+    Type.String({ description: 'true, false, a hop count, or comma-separated addresses/CIDRs' }),
+  ),
+  BODY_LIMIT_BYTES: positive(1024 * 1024),
+  IDEMPOTENCY_LOCK_TIMEOUT_SECONDS: positive(60),
+  RATE_LIMIT_KEY_PER_MINUTE: positive(60),
+  RATE_LIMIT_KEY_WRITES_PER_MINUTE: positive(10),
+  RATE_LIMIT_KEY_PER_DAY: positive(5000),
+  RATE_LIMIT_COMPANY_PER_MINUTE: positive(120),
+  RATE_LIMIT_IP_PER_MINUTE: positive(30),
+  OPS_PORT: Type.Optional(port({})),
+  OPS_HOST: host('127.0.0.1'),
+  WEBHOOK_RETRY_SCHEDULE: text(
+    DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+    'a comma-separated list of durations such as 5s,5m,2h (units ms, s, m, h, d; each at most 30d)',
+  ),
+  WEBHOOK_ALLOW_HTTP: oneOf(['true', 'false', '1', '0'] as const, 'false'),
+  WEBHOOK_ALLOW_PRIVATE: oneOf(['true', 'false', '1', '0'] as const, 'false'),
+});
+type EnvValues = Static<typeof ENV_SCHEMA>;
+
+export const ENV_NAMES = Object.keys(ENV_SCHEMA.properties) as (keyof EnvValues)[];
+
+interface SchemaProblem {
+  instancePath: string;
+  params: { missingProperty?: string };
+}
+
+function described(name: string): string {
+  const property = (ENV_SCHEMA.properties as Record<string, { description?: string }>)[name];
+  return property?.description ?? 'valid';
+}
+
+/** Variables whose value may carry a password: never echoed in a message. */
+const SECRET_BEARING = ['DATABASE_URL', 'REDIS_URL'];
+
+function problem(name: string, raw: string | undefined): string {
+  const shown = SECRET_BEARING.includes(name) ? '' : `, got "${raw}"`;
+  return `${name} must be ${described(name)}${shown}`;
+}
+
+/** The schema's verdict: the values (defaults filled in, numbers converted), or the problems. */
+function applySchema(env: Env): { values: EnvValues; problems: string[] } {
+  const data: Record<string, string> = {};
+  const bad = new Set<string>();
+  for (const name of ENV_NAMES) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    data[name] = raw;
+    // Whole numbers are written in digits: no "1e3", " 8080" or "0x50", which coercion would take.
+    if (isInteger(name) && !/^[0-9]+$/.test(raw)) bad.add(name);
   }
-  return Number(raw);
+  let values = {} as EnvValues;
+  try {
+    values = envSchema<EnvValues>({ schema: structuredClone(ENV_SCHEMA), data: { ...data }, env: false });
+  } catch (error) {
+    const errors = (error as { errors?: SchemaProblem[] }).errors;
+    if (!errors) throw error;
+    for (const e of errors) bad.add(e.instancePath.slice(1) || e.params.missingProperty || '');
+  }
+  const problems = ENV_NAMES.filter((name) => bad.has(name)).map((name) => problem(name, data[name]));
+  return { values, problems };
 }
 
-function trustProxy(raw: string | undefined): boolean | number | string {
-  if (raw === undefined || raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  if (/^[0-9]+$/.test(raw)) return Number(raw);
-  return raw;
+function isInteger(name: string): boolean {
+  return (ENV_SCHEMA.properties as Record<string, { type?: string }>)[name]?.type === 'integer';
 }
 
-function validTimeZone(name: string): string {
+function knownTimeZone(name: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return name;
+    return true;
   } catch {
-    throw new ConfigError(`TZ_NAME is not a known time zone: "${name}"`);
+    return false;
   }
 }
 
-function optionalUrl(env: Env, name: string, protocols: string[]): string | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  let url: URL;
+function validUrl(raw: string): boolean {
   try {
-    url = new URL(raw);
+    new URL(raw);
+    return true;
   } catch {
-    throw new ConfigError(`${name} is not a valid URL`);
+    return false;
   }
-  if (!protocols.includes(url.protocol)) {
-    throw new ConfigError(`${name} must use one of ${protocols.join(', ')}`);
-  }
-  return raw;
 }
 
-function booleanFlag(env: Env, name: string): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
-  if (raw === 'true' || raw === '1') return true;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** A proxy address as Fastify (proxy-addr) takes it: an IP, an IP/prefix, or a named range. */
+function proxyAddress(entry: string): boolean {
+  if (PROXY_NAMES.includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (isIP(prefix) === family) return true; // a netmask
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+function trustProxyOf(raw: string | undefined): boolean | number | string | null {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^[0-9]+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  return entries.every(proxyAddress) ? entries.join(',') : null;
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -109,36 +222,59 @@ export function parseRetrySchedule(raw: string, name = 'WEBHOOK_RETRY_SCHEDULE')
   });
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`PORT must be an integer between 0 and 65535, got "${env.PORT}"`);
+function retryScheduleOf(raw: string): number[] | null {
+  try {
+    return parseRetrySchedule(raw);
+  } catch {
+    return null;
   }
-  const docsUrl =
-    optionalUrl(env, 'DOCS_URL', ['http:', 'https:']) ?? 'https://docs.invoicing.example/partner-api/v1';
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const { values, problems } = applySchema(env);
+  if (problems.length === 0) {
+    if (!knownTimeZone(values.TZ_NAME))
+      problems.push(`TZ_NAME is not a known time zone, got "${values.TZ_NAME}"`);
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'DOCS_URL'] as const) {
+      const raw = values[name];
+      if (raw !== undefined && !validUrl(raw)) problems.push(`${name} is not a valid URL`);
+    }
+    if (retryScheduleOf(values.WEBHOOK_RETRY_SCHEDULE) === null)
+      problems.push(problem('WEBHOOK_RETRY_SCHEDULE', values.WEBHOOK_RETRY_SCHEDULE));
+    if (trustProxyOf(values.TRUST_PROXY) === null) problems.push(problem('TRUST_PROXY', values.TRUST_PROXY));
+    if (values.OPS_PORT !== undefined && values.OPS_PORT !== 0 && values.OPS_PORT === values.PORT) {
+      problems.push(`OPS_PORT must differ from PORT, both are ${values.PORT}`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(problems.join('; '));
+  }
   return {
-    port,
-    host: env.HOST || '127.0.0.1',
-    databaseUrl: optionalUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    dataDir: env.DATA_DIR || './data',
-    redisUrl: optionalUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
-    docsUrl: docsUrl.replace(/\/+$/, ''),
-    timeZone: validTimeZone(env.TZ_NAME || 'Africa/Maputo'),
-    logLevel: env.LOG_LEVEL || 'info',
-    trustProxy: trustProxy(env.TRUST_PROXY),
-    bodyLimit: positiveInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
-    idempotencyLockTimeoutSeconds: positiveInt(env, 'IDEMPOTENCY_LOCK_TIMEOUT_SECONDS', 60),
+    port: values.PORT,
+    host: values.HOST,
+    databaseUrl: values.DATABASE_URL,
+    dataDir: values.DATA_DIR,
+    redisUrl: values.REDIS_URL,
+    docsUrl: values.DOCS_URL.replace(/\/+$/, ''),
+    timeZone: values.TZ_NAME,
+    logLevel: values.LOG_LEVEL,
+    logFormat: values.LOG_FORMAT,
+    trustProxy: trustProxyOf(values.TRUST_PROXY) ?? false,
+    bodyLimit: values.BODY_LIMIT_BYTES,
+    idempotencyLockTimeoutSeconds: values.IDEMPOTENCY_LOCK_TIMEOUT_SECONDS,
     rateLimits: {
-      keyPerMinute: positiveInt(env, 'RATE_LIMIT_KEY_PER_MINUTE', 60),
-      keyWritesPerMinute: positiveInt(env, 'RATE_LIMIT_KEY_WRITES_PER_MINUTE', 10),
-      keyPerDay: positiveInt(env, 'RATE_LIMIT_KEY_PER_DAY', 5000),
-      companyPerMinute: positiveInt(env, 'RATE_LIMIT_COMPANY_PER_MINUTE', 120),
-      ipPerMinute: positiveInt(env, 'RATE_LIMIT_IP_PER_MINUTE', 30),
+      keyPerMinute: values.RATE_LIMIT_KEY_PER_MINUTE,
+      keyWritesPerMinute: values.RATE_LIMIT_KEY_WRITES_PER_MINUTE,
+      keyPerDay: values.RATE_LIMIT_KEY_PER_DAY,
+      companyPerMinute: values.RATE_LIMIT_COMPANY_PER_MINUTE,
+      ipPerMinute: values.RATE_LIMIT_IP_PER_MINUTE,
     },
+    opsPort: values.OPS_PORT,
+    opsHost: values.OPS_HOST,
     webhooks: {
-      retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE || DEFAULT_WEBHOOK_RETRY_SCHEDULE),
-      allowHttp: booleanFlag(env, 'WEBHOOK_ALLOW_HTTP'),
-      allowPrivate: booleanFlag(env, 'WEBHOOK_ALLOW_PRIVATE'),
+      retrySchedule: retryScheduleOf(values.WEBHOOK_RETRY_SCHEDULE) ?? [],
+      allowHttp: ['true', '1'].includes(values.WEBHOOK_ALLOW_HTTP),
+      allowPrivate: ['true', '1'].includes(values.WEBHOOK_ALLOW_PRIVATE),
     },
   };
 }

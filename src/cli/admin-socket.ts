@@ -3,15 +3,16 @@
 // (mode 0600, in DATA_DIR), separate from the API app; it runs the same operation functions
 // (src/operations/index.ts) on the server's own database handle and answers their JSON.
 //
-//   POST /operations/<name>   body: the operation's arguments (JSON object)
-//   200 {"result": ...}  |  422 {"error": {"kind": "operation", "message"}}
+//   POST /operations/<name>   body: the operation's arguments (JSON object); header
+//                             X-Invoicing-Actor: who runs it, for the audit trail
+//   200 {"result": ...}  |  422 {"error": {"kind": "operation" | "argument", "message"}}
 //   404 {"error": {"kind": "unknown_operation", ...}}  |  500 {"error": {"kind": "internal", ...}}
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { OperationError } from '../operations/errors.js';
+import { ArgumentError, OperationError } from '../operations/errors.js';
 
 /** Unix socket paths are limited to about 107 bytes; a deep DATA_DIR gets one in the temp dir. */
 const MAX_SOCKET_PATH = 100;
@@ -29,7 +30,9 @@ export interface AdminLogger {
   error(object: unknown, message: string): void;
 }
 
-export type OperationRunner = (name: string, args: unknown) => Promise<unknown>;
+export type OperationRunner = (name: string, args: unknown, actor: string) => Promise<unknown>;
+
+const ACTOR_HEADER = 'x-invoicing-actor';
 
 export interface AdminServer {
   path: string;
@@ -94,11 +97,14 @@ export async function startAdminServer(
       } catch {
         throw new OperationError('the arguments are not valid JSON');
       }
-      const result = await runOperation(match[1], args);
+      const header = req.headers[ACTOR_HEADER];
+      const actor = typeof header === 'string' && header !== '' ? decodeURIComponent(header) : 'unknown';
+      const result = await runOperation(match[1], args, actor);
       send(200, { result });
     } catch (error) {
       if (error instanceof OperationError) {
-        send(422, { error: { kind: 'operation', message: error.message } });
+        const kind = error instanceof ArgumentError ? 'argument' : 'operation';
+        send(422, { error: { kind, message: error.message } });
         return;
       }
       const reference = `adm_${randomBytes(6).toString('hex')}`;
@@ -146,7 +152,12 @@ export class NoServer extends Error {}
  * Runs an operation through a running server. Rejects with `NoServer` only when the connection
  * could not be made (nothing was sent), so falling back to the database is always safe.
  */
-export function callAdminServer(dataDir: string, name: string, args: unknown): Promise<unknown> {
+export function callAdminServer(
+  dataDir: string,
+  name: string,
+  args: unknown,
+  actor: string,
+): Promise<unknown> {
   const path = adminSocketPath(dataDir);
   const body = JSON.stringify(args);
   return new Promise((resolvePromise, reject) => {
@@ -157,7 +168,11 @@ export function callAdminServer(dataDir: string, name: string, args: unknown): P
         agent: false, // a fresh connection: 'connect' below tells whether anything was sent
         method: 'POST',
         path: `/operations/${name}`,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          [ACTOR_HEADER]: encodeURIComponent(actor),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -173,6 +188,8 @@ export function callAdminServer(dataDir: string, name: string, args: unknown): P
           }
           if (res.statusCode === 200) {
             resolvePromise(parsed.result);
+          } else if (parsed.error?.kind === 'argument') {
+            reject(new ArgumentError(parsed.error.message ?? 'bad argument'));
           } else if (parsed.error?.kind === 'operation') {
             reject(new OperationError(parsed.error.message ?? 'refused'));
           } else {

@@ -188,6 +188,7 @@ export const COMMANDS: readonly Command[] = [
         ['PREFIX', 'display_prefix'],
         ['MODE', 'mode'],
         ['STATUS', 'status'],
+        ['DAYS LEFT', 'days_left'],
         ['EXPIRES', 'expires_at'],
         ['LAST USED', 'last_used_at'],
         ['SCOPES', 'scopes'],
@@ -229,6 +230,50 @@ export const COMMANDS: readonly Command[] = [
     operation: 'customers.create',
     args: (v) => ({ global: v.global, name: v.name, email: v.email, nuit: v.nuit, phone: v.phone }),
     text: (result) => `Global customer ${field(result, 'id')} created: ${field(result, 'name')}.`,
+  },
+  {
+    name: 'customers list',
+    summary: 'list the customers a company may invoice: its own and the global ones',
+    usage: '--company ID [--limit N]',
+    help: '  --company ID   the company\n  --limit N      at most N customers, by id (default 100, at most 1000)',
+    options: { company: str, limit: str },
+    required: ['company'],
+    operation: 'customers.list',
+    args: (v) => ({ company: v.company, limit: v.limit }),
+    text: (result) =>
+      table(field(result, 'customers') as Row[], [
+        ['ID', 'id'],
+        ['NAME', 'name'],
+        ['TYPE', 'type'],
+        ['NUIT', 'nuit'],
+        ['EMAIL', 'email'],
+        ['PHONE', 'phone'],
+        ['GLOBAL', 'global'],
+      ]),
+  },
+  {
+    name: 'invoices list',
+    summary: "list a company's invoices, newest first (e.g. the drafts to issue)",
+    usage: '--company ID [--status S] [--limit N]',
+    help: [
+      '  --company ID   the company',
+      '  --status S     only draft, unpaid, partially_paid, paid or cancelled',
+      '  --limit N      at most N invoices (default 50, at most 1000)',
+    ].join('\n'),
+    options: { company: str, status: str, limit: str },
+    required: ['company'],
+    operation: 'invoices.list',
+    args: (v) => ({ company: v.company, status: v.status, limit: v.limit }),
+    text: (result) =>
+      table(field(result, 'invoices') as Row[], [
+        ['ID', 'id'],
+        ['CODE', 'invoice_code'],
+        ['STATUS', 'status'],
+        ['DATE', 'invoice_date'],
+        ['CUSTOMER', 'customer'],
+        ['TOTAL', 'grand_total'],
+        ['TO PAY', 'remaining_amount'],
+      ]),
   },
   {
     name: 'invoices issue',
@@ -291,6 +336,39 @@ export const COMMANDS: readonly Command[] = [
     text: (result) => table(field(result, 'products') as Row[]),
   },
   {
+    name: 'audit',
+    summary: 'show the audit trail: who changed what, when, with which outcome',
+    usage: '[--company ID] [--since DATE] [--limit N]',
+    help: [
+      '  --company ID   only what concerns this company',
+      `  --since DATE   from this day (YYYY-MM-DD, midnight in TZ_NAME) or moment (2026-11-22T09:30:00+02:00)`,
+      '  --limit N      the latest N entries (default 100, at most 1000), oldest first',
+      '',
+      'Every command that changes something writes one entry in the same transaction as the change',
+      '(a refused or failed one, after it). Who: --actor, or the OS user. Secrets are never recorded.',
+    ].join('\n'),
+    options: { company: str, since: str, limit: str },
+    operation: 'audit.list',
+    args: (v) => ({ company: v.company, since: v.since, limit: v.limit }),
+    text: (result) =>
+      table(
+        (field(result, 'entries') as Row[]).map((entry) => ({
+          ...entry,
+          object: entry.object_type ? `${entry.object_type} ${entry.object_id ?? '-'}` : null,
+          note: asRow(entry.detail).message ?? null,
+        })),
+        [
+          ['AT', 'at'],
+          ['ACTOR', 'actor'],
+          ['COMMAND', 'command'],
+          ['COMPANY', 'company_id'],
+          ['OBJECT', 'object'],
+          ['OUTCOME', 'outcome'],
+          ['NOTE', 'note'],
+        ],
+      ),
+  },
+  {
     name: 'demo',
     summary: 'create a demo company with data; prints a live and a test key',
     usage: '',
@@ -312,12 +390,18 @@ Without DATABASE_URL it uses the embedded database in DATA_DIR, which it locks, 
 admin socket there so that other commands work while it runs; a fresh embedded database gets the
 demo company and its keys are printed.
 
+Before creating anything it checks the whole configuration, that PORT (and OPS_PORT) are free,
+and that DATA_DIR holds a database or may hold a new one: a DATA_DIR that does not exist is
+created (its parent must exist) and said loudly; one holding other files is refused.
+With OPS_PORT, it also serves /healthz, /readyz and /metrics on OPS_HOST:OPS_PORT.
+
   --demo   with DATABASE_URL: create the demo company if the database has no company at all
   --json   print one JSON line when ready ({url, ...}); logs go to stderr`;
 
 export const GLOBAL_OPTIONS: OptionSpecs = {
   json: bool,
   debug: bool,
+  actor: str,
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -328,7 +412,7 @@ export function findCommand(words: readonly string[]): Command | undefined {
 export const GROUPS = [...new Set(COMMANDS.map((command) => command.name.split(' ')[0] as string))];
 
 export function usageLine(command: Command): string {
-  return `bin/invoicing ${command.name}${command.usage ? ` ${command.usage}` : ''} [--json] [--debug]`;
+  return `bin/invoicing ${command.name}${command.usage ? ` ${command.usage}` : ''} [--json] [--debug] [--actor NAME]`;
 }
 
 export function commandHelp(command: Command): string {
@@ -367,12 +451,15 @@ export function generalHelp(): string {
     ...lines.map(([usage, summary]) => `  ${usage}\n      ${summary}`),
     '',
     'Options of every command:',
-    '  --json    print one JSON object on stdout',
-    '  --debug   show the details (stack) of an unexpected failure',
-    '  --help    help of the command',
+    '  --json         print one JSON object on stdout (a failure: one JSON object on stderr)',
+    '  --debug        show the details (stack) of an unexpected failure',
+    '  --actor NAME   who runs it, for the audit trail (default: the OS user)',
+    '  --help         help of the command',
+    '  --version      the version of the service (bin/invoicing --version)',
     '',
     'Environment: DATABASE_URL (PostgreSQL; without it, the embedded database in DATA_DIR, default',
-    './data), PORT (3000), HOST (127.0.0.1), TZ_NAME, REDIS_URL, DOCS_URL, RATE_LIMIT_*, WEBHOOK_*.',
-    'Exit status: 0 done, 1 refused or failed (message on stderr), 2 wrong usage.',
+    './data), PORT (3000), HOST (127.0.0.1), OPS_PORT, TZ_NAME, REDIS_URL, DOCS_URL, LOG_LEVEL,',
+    'LOG_FORMAT, RATE_LIMIT_*, WEBHOOK_*. Times are shown in TZ_NAME.',
+    'Exit status: 0 done, 1 refused or failed (message on stderr), 2 wrong usage (also a bad value).',
   ].join('\n');
 }

@@ -1,10 +1,14 @@
 // Entry point of bin/invoicing. Reads the command words and flags (node's util.parseArgs), runs the
 // operation, prints text (or one JSON object with --json). Exit status: 0 done, 1 refused or
-// failed (message on stderr), 2 wrong usage. Heavy modules (database drivers, the HTTP server) are
-// loaded only once a command really runs, so --help and usage errors answer at once.
+// failed (message on stderr), 2 wrong usage, a bad flag value included. Under --json a failure is
+// one JSON object on stderr too. Heavy modules (database drivers, the HTTP server) are loaded only
+// once a command really runs, so --help, --version and usage errors answer at once.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
-import { OperationError } from '../operations/errors.js';
+import type { Config } from '../config.js';
+import { ConfigError } from '../config-error.js';
+import { osUser } from '../operations/actor.js';
+import { ArgumentError, OperationError } from '../operations/errors.js';
 import { AdminServerFailure } from './admin-socket.js';
 import {
   COMMANDS,
@@ -19,6 +23,7 @@ import {
   SERVE_HELP,
   usageLine,
 } from './commands.js';
+import { StartRefused } from './preflight.js';
 import { apiBaseUrl } from './urls.js';
 
 export const EXIT_OK = 0;
@@ -46,6 +51,25 @@ const processIo: Io = {
   out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
 };
+
+/** The version of package.json (two levels up from src/cli and from dist/cli alike). */
+export function version(): string {
+  const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return packageJson.version;
+}
+
+/** Who runs the command, for the audit trail: --actor, or the OS user. */
+function actorOf(values: FlagValues): string {
+  return typeof values.actor === 'string' && values.actor.trim() !== '' ? values.actor.trim() : osUser();
+}
+
+/** The configuration, checked; loaded on demand (its schema validator is not needed for --help). */
+async function configFrom(io: Io): Promise<Config> {
+  const { loadConfig } = await import('../config.js');
+  return loadConfig(io.env ?? process.env);
+}
 
 function wantsHelp(args: readonly string[]): boolean {
   return args.includes('--help') || args.includes('-h');
@@ -87,12 +111,22 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
   if (missing.length > 0) {
     throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(', ')}`, command.name);
   }
-  const config = loadConfig(io.env ?? process.env);
+  const config = await configFrom(io);
   const { runOperation } = await import('./run.js');
   const operationArgs = Object.fromEntries(
     Object.entries(command.args(values, positionals[0])).filter(([, value]) => value !== undefined),
   );
-  const result = await runOperation(config, command.operation, operationArgs);
+  let result: unknown;
+  try {
+    result = await runOperation(config, command.operation, operationArgs, {
+      actor: actorOf(values),
+      notice: (text) => io.err(`\n!!! ${text}\n`),
+    });
+  } catch (error) {
+    // A flag value of the wrong form is wrong usage, like an unknown flag.
+    if (error instanceof ArgumentError) throw new UsageError(error.message, command.name);
+    throw error;
+  }
   const baseUrl = apiBaseUrl(config.host, config.port);
   if (values.json) {
     const decorated = command.name === 'demo' ? { ...(result as object), api_base_url: baseUrl } : result;
@@ -106,14 +140,18 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
 async function runServe(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags(args, { demo: { type: 'boolean' } }, 'serve');
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'serve');
-  const config = loadConfig(io.env ?? process.env);
+  const config = await configFrom(io);
   const { serve } = await import('./serve.js');
-  await serve(config, { json: values.json === true, demo: values.demo === true });
+  await serve(config, { json: values.json === true, demo: values.demo === true, actor: actorOf(values) });
   return EXIT_OK;
 }
 
 async function dispatch(argv: string[], io: Io): Promise<number | 'serving'> {
   const [first, second, ...rest] = argv;
+  if (first === '--version') {
+    io.out(argv.includes('--json') ? JSON.stringify({ version: version() }) : `invoicing ${version()}`);
+    return EXIT_OK;
+  }
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     if (first === 'help' && second !== undefined) return dispatch([second, ...rest, '--help'], io);
     io.out(generalHelp());
@@ -193,27 +231,63 @@ function knownFailure(error: unknown): string | null {
   return null;
 }
 
-function report(error: unknown, argv: readonly string[], io: Io): number {
-  const debug = argv.includes('--debug');
+type FailureKind = 'usage' | 'refused' | 'configuration' | 'start' | 'server' | 'environment' | 'unexpected';
+
+interface Failure {
+  kind: FailureKind;
+  message: string;
+  status: number;
+  usage?: string;
+  help?: string;
+  stack?: string;
+}
+
+function failureOf(error: unknown, debug: boolean): Failure {
   if (error instanceof UsageError) {
     const command = findCommand(error.helpCommand.split(' '));
-    io.err(`error: ${error.message}`);
-    if (command) io.err(`usage: ${usageLine(command)}`);
-    io.err(`see: bin/invoicing ${error.helpCommand ? `${error.helpCommand} ` : ''}--help`);
-    return EXIT_USAGE;
+    return {
+      kind: 'usage',
+      message: error.message,
+      status: EXIT_USAGE,
+      ...(command ? { usage: usageLine(command) } : {}),
+      help: `bin/invoicing ${error.helpCommand ? `${error.helpCommand} ` : ''}--help`,
+    };
   }
-  if (
-    error instanceof OperationError ||
-    error instanceof ConfigError ||
-    error instanceof AdminServerFailure
-  ) {
-    io.err(`error: ${error.message}`);
-    return EXIT_FAILED;
-  }
+  if (error instanceof OperationError)
+    return { kind: 'refused', message: error.message, status: EXIT_FAILED };
+  if (error instanceof ConfigError)
+    return { kind: 'configuration', message: error.message, status: EXIT_FAILED };
+  if (error instanceof StartRefused) return { kind: 'start', message: error.message, status: EXIT_FAILED };
+  if (error instanceof AdminServerFailure)
+    return { kind: 'server', message: error.message, status: EXIT_FAILED };
   const known = knownFailure(error);
-  io.err(`error: ${known ?? 'unexpected failure'}${debug ? '' : ' (run again with --debug for details)'}`);
-  if (debug) io.err(error instanceof Error ? (error.stack ?? String(error)) : String(error));
-  return EXIT_FAILED;
+  const stack = debug ? (error instanceof Error ? (error.stack ?? String(error)) : String(error)) : undefined;
+  return {
+    kind: known ? 'environment' : 'unexpected',
+    message: known ?? 'unexpected failure',
+    status: EXIT_FAILED,
+    ...(stack ? { stack } : {}),
+  };
+}
+
+function report(error: unknown, argv: readonly string[], io: Io): number {
+  const debug = argv.includes('--debug');
+  const failure = failureOf(error, debug);
+  if (argv.includes('--json')) {
+    const { status, ...rest } = failure;
+    io.err(JSON.stringify({ error: { ...rest, exit_status: status } }));
+    return status;
+  }
+  if (failure.kind === 'usage') {
+    io.err(`error: ${failure.message}`);
+    if (failure.usage) io.err(`usage: ${failure.usage}`);
+    io.err(`see: ${failure.help}`);
+    return failure.status;
+  }
+  const hint = (failure.kind === 'unexpected' || failure.kind === 'environment') && !debug;
+  io.err(`error: ${failure.message}${hint ? ' (run again with --debug for details)' : ''}`);
+  if (failure.stack) io.err(failure.stack);
+  return failure.status;
 }
 
 /**

@@ -3,6 +3,8 @@
 //   change holds from its next request);
 // - embedded PGlite: through the running server's admin socket, or, when no server runs, directly
 //   on DATA_DIR after taking its lock. The server and a command never both open the directory.
+//   A DATA_DIR without a database is never created silently: a command that only reads refuses,
+//   one that changes something creates it and says so (src/cli/preflight.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
@@ -10,6 +12,14 @@ import { storageTargetOf } from '../db/target.js';
 import { OperationError } from '../operations/errors.js';
 import { callAdminServer, NoServer } from './admin-socket.js';
 import { describeOwner, type LockOwner, tryAcquireLock } from './lock.js';
+import { prepareDataDir, requireExistingDatabase } from './preflight.js';
+
+export interface RunOptions {
+  /** Who runs it, for the audit trail. */
+  actor: string;
+  /** Where a notice for the operator goes (a new embedded database was created). */
+  notice(text: string): void;
+}
 
 /** How long a command waits for DATA_DIR held by another command, or by a server still starting. */
 const LOCK_WAIT_MS = 30_000;
@@ -36,13 +46,19 @@ export async function withDatabase<T>(
   }
 }
 
-async function runDirectly(config: Config, name: string, args: Record<string, unknown>): Promise<unknown> {
+async function runDirectly(
+  config: Config,
+  name: string,
+  args: Record<string, unknown>,
+  actor: string,
+): Promise<unknown> {
   const { executeOperation } = await import('../operations/index.js');
   return withDatabase(config, (handle) =>
     executeOperation(
       { db: handle.db, handle, timeZone: config.timeZone, webhooks: config.webhooks },
       name,
       args,
+      { actor },
     ),
   );
 }
@@ -51,21 +67,36 @@ export async function runOperation(
   config: Config,
   name: string,
   args: Record<string, unknown>,
+  options: RunOptions,
 ): Promise<unknown> {
-  if (config.databaseUrl) return runDirectly(config, name, args);
+  const { actor } = options;
+  if (config.databaseUrl) return runDirectly(config, name, args, actor);
 
   const deadline = Date.now() + LOCK_WAIT_MS;
   let owner: LockOwner | null = null;
+  let prepared = false;
   for (;;) {
     try {
-      return await callAdminServer(config.dataDir, name, args);
+      return await callAdminServer(config.dataDir, name, args, actor);
     } catch (error) {
       if (!(error instanceof NoServer)) throw error;
+    }
+    // No server: the command opens the directory itself, which must hold a database already,
+    // unless the command changes something (then the database is created, loudly).
+    if (!prepared) {
+      prepared = true;
+      const { isReadOnly } = await import('../operations/index.js');
+      if (isReadOnly(name) && name !== 'migrate') {
+        requireExistingDatabase(config.dataDir);
+      } else {
+        const notice = prepareDataDir(config.dataDir);
+        if (notice) options.notice(notice);
+      }
     }
     const attempt = tryAcquireLock(config.dataDir, 'cli');
     if (attempt.acquired) {
       try {
-        return await runDirectly(config, name, args);
+        return await runDirectly(config, name, args, actor);
       } finally {
         attempt.lock.release();
       }

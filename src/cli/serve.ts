@@ -1,6 +1,10 @@
-// `serve`: the API server. On the embedded PGlite database it first locks DATA_DIR (one process
-// only may open it), then also listens on the admin socket so that CLI commands run inside this
-// process; everything is released on shutdown. A fresh embedded database gets the demo company.
+// `serve`: the API server. Before anything is created it checks that its ports are free and that
+// DATA_DIR is what it should be (the configuration was checked before this module was loaded). On
+// the embedded PGlite database it then locks DATA_DIR (one process only may open it), and also
+// listens on the admin socket so that CLI commands run inside this process; with OPS_PORT it runs
+// the operations server (health, readiness, metrics). Everything is released on shutdown. A fresh
+// embedded database gets the demo company, created only once the server listens, so that its keys
+// are always printed.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import { type DatabaseHandle, openDatabase } from '../db/client.js';
@@ -9,11 +13,13 @@ import { companies } from '../db/schema.js';
 import { storageTargetOf } from '../db/target.js';
 import { OperationError } from '../operations/errors.js';
 import { executeOperation, type OperationContext } from '../operations/index.js';
+import { type OpsServer, startOpsServer } from '../ops/server.js';
 import { type RunningServer, startServer } from '../server.js';
 import { startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import { type AdminServer, startAdminServer } from './admin-socket.js';
 import { curlLine } from './commands.js';
 import { type DataDirLock, describeOwner, tryAcquireLock } from './lock.js';
+import { checkPorts, listenProblem, prepareDataDir, StartRefused } from './preflight.js';
 import { apiBaseUrl, publicBaseUrl } from './urls.js';
 
 const LOCK_WAIT_MS = 30_000;
@@ -22,6 +28,8 @@ export interface ServeOptions {
   json: boolean;
   /** PostgreSQL: create the demo company when the database has no company. */
   demo: boolean;
+  /** Who started it, for the audit record of the demo company (OS user or --actor). */
+  actor: string;
 }
 
 async function lockForServer(dataDir: string): Promise<DataDirLock> {
@@ -50,10 +58,33 @@ function banner(lines: string[]): string {
   return `\n${rule}\n${lines.join('\n')}\n${rule}\n\n`;
 }
 
+/** Listens, or says exactly why not (the port may have been taken since it was checked). */
+async function listen(config: Config, options: Parameters<typeof startServer>[1]): Promise<RunningServer> {
+  try {
+    return await startServer(config, options);
+  } catch (error) {
+    const problem = listenProblem(error, 'PORT', config.host, config.port);
+    throw problem ? new StartRefused(problem) : error;
+  }
+}
+
+async function listenOps(config: Config, running: RunningServer, handle: DatabaseHandle): Promise<OpsServer> {
+  try {
+    return await startOpsServer(config, { handle, rateLimiter: running.app.rateLimiter }, running.app.log);
+  } catch (error) {
+    const problem = listenProblem(error, 'OPS_PORT', config.opsHost, config.opsPort ?? 0);
+    throw problem ? new StartRefused(problem) : error;
+  }
+}
+
 export async function serve(config: Config, options: ServeOptions): Promise<void> {
   const embedded = !config.databaseUrl;
+  await checkPorts(config);
+  const dataDirNotice = embedded ? prepareDataDir(config.dataDir) : null;
+  if (dataDirNotice) process.stderr.write(`\n!!! ${dataDirNotice}\n\n`);
   const lock = embedded ? await lockForServer(config.dataDir) : null;
   let admin: AdminServer | null = null;
+  let ops: OpsServer | null = null;
   let handle: DatabaseHandle | null = null;
   let running: RunningServer | null = null;
   let webhooks: WebhookWorker | null = null;
@@ -63,6 +94,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       try {
         await admin?.close();
         await webhooks?.stop();
+        await ops?.close();
         await handle?.close();
       } finally {
         lock?.release();
@@ -80,25 +112,35 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       webhooks: config.webhooks,
     };
 
-    let demo: DemoResult | null = null;
-    if (embedded || options.demo) {
-      const [anyCompany] = await handle.db.select({ id: companies.id }).from(companies).limit(1);
-      if (!anyCompany) demo = (await executeOperation(context, 'demo', {})) as DemoResult;
-    }
-
-    running = await startServer(config, {
+    running = await listen(config, {
       database: handle,
       onStop: release,
       ...(options.json ? { logStream: process.stderr } : {}),
     });
     // Webhook deliveries go out from every server process (src/webhooks/worker.ts).
     webhooks = startWebhookWorker({ handle, config, log: running.app.log });
+    if (config.opsPort !== undefined) {
+      ops = await listenOps(config, running, handle);
+      // The API finishes its requests in flight; the load balancer learns at once to stop sending.
+      const opsServer = ops;
+      for (const signal of ['SIGTERM', 'SIGINT'] as const)
+        process.once(signal, () => opsServer.markStopping());
+    }
     if (embedded) {
       admin = await startAdminServer(
         config.dataDir,
-        (name, args) => executeOperation(context, name, args),
+        (name, args, actor) => executeOperation(context, name, args, { actor }),
         running.app.log,
       );
+    }
+
+    // Last, once everything listens: the keys of a demo company created now are always printed.
+    let demo: DemoResult | null = null;
+    if (embedded || options.demo) {
+      const [anyCompany] = await handle.db.select({ id: companies.id }).from(companies).limit(1);
+      if (!anyCompany) {
+        demo = (await executeOperation(context, 'demo', {}, { actor: options.actor })) as DemoResult;
+      }
     }
 
     const address = running.app.server.address();
@@ -113,6 +155,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
           pid: process.pid,
           storage: handle.description,
           admin_socket: admin?.path ?? null,
+          ops_url: ops?.url ?? null,
+          data_dir_created: dataDirNotice !== null,
           demo,
         })}\n`,
       );
@@ -121,6 +165,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     const lines = [
       `  Partner API v1 listening on ${apiUrl}`,
       `  Storage: ${handle.description}${admin ? ` (admin socket ${admin.path})` : ''}`,
+      ...(ops ? [`  Operations: ${ops.url}/healthz, /readyz, /metrics`] : []),
+      ...(dataDirNotice ? ['', `  !!! ${dataDirNotice}`] : []),
       '',
     ];
     if (demo) {

@@ -14,6 +14,7 @@ import {
   foreignKey,
   index,
   integer,
+  jsonb,
   numeric,
   pgTable,
   primaryKey,
@@ -528,3 +529,36 @@ export const dataVersions = pgTable('data_versions', {
   companyId: integer('company_id').primaryKey(),
   version: bigint('version', { mode: 'number' }).notNull().default(0),
 });
+
+export const AUDIT_OUTCOMES = ['ok', 'refused', 'failed'] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+
+/**
+ * The operator's audit trail (src/operations/audit.ts): one row per command that changes
+ * something, written in the same transaction as the change (a refusal: after its rollback). No
+ * foreign keys: a refused command may name a company that does not exist, and the trail outlives
+ * what it names. Never holds a secret.
+ */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: serial('id').primaryKey(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** The command as typed, e.g. `keys revoke`. */
+    command: text('command').notNull(),
+    /** The OS user who ran it, or what --actor said. */
+    actor: text('actor').notNull(),
+    companyId: integer('company_id'),
+    /** What it changed, e.g. `api_key` 12. */
+    objectType: text('object_type'),
+    objectId: integer('object_id'),
+    outcome: text('outcome', { enum: AUDIT_OUTCOMES }).notNull(),
+    /** The command's arguments (secrets left out) and, for a refusal, its message. */
+    detail: jsonb('detail').notNull(),
+  },
+  (t) => [
+    index('audit_log_at_idx').on(t.at, t.id),
+    index('audit_log_company_at_idx').on(t.companyId, t.at, t.id),
+    check('audit_log_outcome_check', sql`${t.outcome} in ('ok', 'refused', 'failed')`),
+  ],
+);

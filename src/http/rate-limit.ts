@@ -15,6 +15,7 @@ import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config, RateLimitConfig } from '../config.js';
 import { ApiError } from '../errors.js';
+import { metrics, type RateLimitStoreState } from '../ops/metrics.js';
 
 export interface KeyUsage {
   apiKeyId: number;
@@ -27,6 +28,8 @@ export interface RateLimiter {
   consumeAnonymous(ip: string): Promise<void>;
   /** Counts a request of a valid key; returns headers for the response; throws past a limit. */
   consumeKey(usage: KeyUsage): Promise<Record<string, string>>;
+  /** Where it counts now (the operations server reports it: Redis down is "degraded"). */
+  storeState(): RateLimitStoreState;
   close(): Promise<void>;
 }
 
@@ -106,12 +109,13 @@ function memoryLimiters(limits: RateLimitConfig): Limiters {
 
 interface Store {
   consume(checks: Check[]): Promise<Outcome[]>;
+  where(): RateLimitStoreState;
   close(): Promise<void>;
 }
 
 function memoryStore(limits: RateLimitConfig): Store {
   const limiters = memoryLimiters(limits);
-  return { consume: (checks) => consumeAll(limiters, checks), close: async () => {} };
+  return { consume: (checks) => consumeAll(limiters, checks), where: () => 'memory', close: async () => {} };
 }
 
 function describeError(error: unknown): string {
@@ -226,6 +230,10 @@ class RedisStore implements Store {
     return consumeAll(this.fallback, checks);
   }
 
+  where(): RateLimitStoreState {
+    return this.state === 'down' ? 'redis-fallback' : 'redis';
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     if (this.client.status === 'ready') {
@@ -276,6 +284,7 @@ function secondsLeft(outcome: Outcome): number {
  * of the refusing limit that resets last.
  */
 function refusal(outcomes: Outcome[]): ApiError {
+  for (const outcome of outcomes) if (outcome.refused) metrics.rateLimitRefused(outcome.limit);
   const full = outcomes.filter((outcome) => outcome.res.consumedPoints >= outcome.points);
   const retryAfter = Math.max(...full.map(secondsLeft));
   const refused = outcomes
@@ -328,6 +337,7 @@ export function createRateLimiter(
       return limitHeaders(tightest(outcomes));
     },
 
+    storeState: () => store.where(),
     close: () => store.close(),
   };
 }

@@ -3,6 +3,7 @@
 // company changes (the NOTIFY of drizzle/0003_speed.sql), so a revoked key or a disabled company
 // is refused on every instance at once, and within a second even if a notification is lost.
 import type { Database } from '../db/client.js';
+import { metrics } from '../ops/metrics.js';
 import { type AuthenticatedKey, findApiKey, hashApiKey } from './api-keys.js';
 
 /** The longest a remembered key is believed without asking the database again. */
@@ -56,9 +57,11 @@ export function createKeyCache(db: Database, ttlMs = KEY_CACHE_TTL_MS): KeyCache
       const entry = entries.get(hash);
       if (entry && Date.now() - entry.loadedAt < ttlMs) {
         stats.hits++;
+        metrics.keyCacheLookup(true);
         return { ...entry.found, needsTouch: false };
       }
       stats.misses++;
+      metrics.keyCacheLookup(false);
       let pending = loading.get(hash);
       if (!pending) {
         pending = load(hash, presentedKey);

@@ -3,6 +3,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { apiKeys, companies } from '../db/schema.js';
+import { formatTimestamp } from '../format.js';
 import { generateApiKey, type KeyMode } from '../keys/api-keys.js';
 import { SCOPES, type Scope } from '../keys/scopes.js';
 import { OperationError } from './errors.js';
@@ -11,11 +12,20 @@ export { type KeyMode, SCOPES, type Scope };
 
 export const MAX_KEY_DAYS = 365;
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A moment for people: in the service's time zone when given (like the API), else ISO 8601 UTC. */
+function shown(value: Date, timeZone: string | undefined): string {
+  return timeZone ? formatTimestamp(value, timeZone) : value.toISOString();
+}
+
 export interface CreateApiKeyInput {
   companyId: number;
   mode?: KeyMode;
   scopes?: readonly string[];
   days?: number;
+  /** Time zone of `expires_at` in the result. */
+  timeZone?: string;
 }
 
 export interface CreatedApiKey {
@@ -70,7 +80,7 @@ export async function createApiKey(db: Database, input: CreateApiKeyInput): Prom
     key,
     mode,
     scopes,
-    expires_at: row.expiresAt.toISOString(),
+    expires_at: shown(row.expiresAt, input.timeZone),
     company_id: row.companyId,
     display_prefix: displayPrefix,
   };
@@ -83,12 +93,18 @@ export interface ApiKeySummary {
   scopes: string[];
   status: 'active' | 'revoked' | 'expired';
   expires_at: string;
+  /** Whole days until it expires (a part of a day counts as one); 0 once expired, null if revoked. */
+  days_left: number | null;
   revoked_at: string | null;
   last_used_at: string | null;
   created_at: string;
 }
 
-export async function listApiKeys(db: Database, companyId: number): Promise<ApiKeySummary[]> {
+export async function listApiKeys(
+  db: Database,
+  companyId: number,
+  timeZone?: string,
+): Promise<ApiKeySummary[]> {
   const rows = await db
     .select()
     .from(apiKeys)
@@ -101,19 +117,24 @@ export async function listApiKeys(db: Database, companyId: number): Promise<ApiK
     mode: row.mode,
     scopes: row.scopes,
     status: row.revokedAt ? 'revoked' : row.expiresAt.getTime() <= now ? 'expired' : 'active',
-    expires_at: row.expiresAt.toISOString(),
-    revoked_at: row.revokedAt?.toISOString() ?? null,
-    last_used_at: row.lastUsedAt?.toISOString() ?? null,
-    created_at: row.createdAt.toISOString(),
+    expires_at: shown(row.expiresAt, timeZone),
+    days_left: row.revokedAt ? null : Math.max(0, Math.ceil((row.expiresAt.getTime() - now) / DAY_MS)),
+    revoked_at: row.revokedAt ? shown(row.revokedAt, timeZone) : null,
+    last_used_at: row.lastUsedAt ? shown(row.lastUsedAt, timeZone) : null,
+    created_at: shown(row.createdAt, timeZone),
   }));
 }
 
-export async function revokeApiKey(db: Database, keyId: number): Promise<{ id: number; revoked_at: string }> {
+export async function revokeApiKey(
+  db: Database,
+  keyId: number,
+  timeZone?: string,
+): Promise<{ id: number; revoked_at: string }> {
   const [row] = await db
     .update(apiKeys)
     .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
     .where(eq(apiKeys.id, keyId))
     .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
   if (!row?.revokedAt) throw new OperationError(`API key ${keyId} does not exist`);
-  return { id: row.id, revoked_at: row.revokedAt.toISOString() };
+  return { id: row.id, revoked_at: shown(row.revokedAt, timeZone) };
 }

@@ -245,8 +245,15 @@ export async function createDemo(db: Database, options: { timeZone: string }): P
       date: addDays(today, -15),
     });
 
-    const liveKey = await createApiKey(tx, { companyId, mode: 'live', scopes: [...SCOPES], days: 365 });
+    const liveKey = await createApiKey(tx, {
+      companyId,
+      mode: 'live',
+      scopes: [...SCOPES],
+      days: 365,
+      timeZone: options.timeZone,
+    });
     const testKey = await createApiKey(tx, {
+      timeZone: options.timeZone,
       companyId,
       mode: 'test',
       scopes: [...DEMO_TEST_SCOPES],

@@ -2,14 +2,37 @@
 // its own database connection) and the server's admin socket (which runs them on the server's
 // handle). Each entry checks its raw arguments (strings from the command line, or the same JSON
 // sent over the socket) and calls the operation function; results are plain JSON objects.
+//
+// Every operation changes something unless it says `reads: true`, and each change is audited
+// (src/operations/audit.ts): the operation and its audit record run in one transaction. An
+// argument of the wrong form is an ArgumentError (a usage error: exit status 2); a refusal of a
+// well-formed request is an OperationError (exit status 1).
 import type { WebhookConfig } from '../config.js';
 import type { Database, DatabaseHandle } from '../db/client.js';
+import { INVOICE_STATUSES, type InvoiceStatus } from '../db/schema.js';
+import { Decimal, moneyFromText } from '../money.js';
 import { isCalendarDate, MAX_INT32 } from '../values.js';
-import { createApiKey, type KeyMode, listApiKeys, revokeApiKey } from './api-keys.js';
+import {
+  createApiKey,
+  type KeyMode,
+  listApiKeys,
+  MAX_KEY_DAYS,
+  parseScopes,
+  revokeApiKey,
+} from './api-keys.js';
+import { type AuditTarget, listAuditEntries, osUser, writeAuditEntry } from './audit.js';
 import { createCompany, listCompanies, requireCompany, setPartnerApi } from './companies.js';
-import { OperationError } from './errors.js';
+import { ArgumentError, OperationError } from './errors.js';
 import { createGlobalCustomer } from './global-customers.js';
-import { cancelInvoice, issueInvoice, MOVEMENT_KINDS, recordMovement, recordReceipt } from './invoices.js';
+import {
+  cancelInvoice,
+  issueInvoice,
+  MOVEMENT_KINDS,
+  PAYMENT_METHODS,
+  recordMovement,
+  recordReceipt,
+} from './invoices.js';
+import { listCustomers, listInvoices } from './lists.js';
 import { listPendingPosSync } from './pos.js';
 import { createTax } from './taxes.js';
 import { webhookOperations } from './webhooks.js';
@@ -28,6 +51,19 @@ type RawArgs = Record<string, unknown>;
 interface OperationDefinition<A, R> {
   parse(raw: RawArgs): A;
   run(context: OperationContext, args: A): Promise<R>;
+  /** Only reads: not audited, no transaction. */
+  reads?: true;
+  /**
+   * Makes network calls between its own short transactions (webhooks test): never wrapped in one
+   * transaction, which would stay open for the whole call; audited once it has ended.
+   */
+  ownTransactions?: true;
+  /**
+   * What a change touched, for its audit record (`result` is absent when it was refused). By
+   * default: the object is `result.id` of the command group's kind, the company `args.companyId`
+   * or `result.company_id`.
+   */
+  target?(args: A, result: R | undefined): AuditTarget;
 }
 
 function define<A, R>(definition: OperationDefinition<A, R>): OperationDefinition<A, R> {
@@ -40,7 +76,7 @@ export function idArg(raw: RawArgs, key: string, label = key): number {
   const value = raw[key];
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text !== 'string' || !/^[1-9][0-9]{0,9}$/.test(text.trim()) || Number(text) > MAX_INT32) {
-    throw new OperationError(
+    throw new ArgumentError(
       value === undefined || value === '' ? `${label} is required` : `${label} must be a positive integer id`,
     );
   }
@@ -53,14 +89,14 @@ function optionalId(raw: RawArgs, key: string, label = key): number | undefined 
 
 function textArg(raw: RawArgs, key: string, label = key): string {
   const value = raw[key];
-  if (typeof value !== 'string' || value.trim() === '') throw new OperationError(`${label} is required`);
+  if (typeof value !== 'string' || value.trim() === '') throw new ArgumentError(`${label} is required`);
   return value.trim();
 }
 
 function optionalText(raw: RawArgs, key: string, label = key): string | undefined {
   const value = raw[key];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new OperationError(`${label} must be text`);
+  if (typeof value !== 'string') throw new ArgumentError(`${label} must be text`);
   return value.trim() === '' ? undefined : value.trim();
 }
 
@@ -68,31 +104,33 @@ function flag(raw: RawArgs, key: string): boolean {
   const value = raw[key];
   if (value === undefined || value === false) return false;
   if (value === true) return true;
-  throw new OperationError(`${key} is a flag without a value`);
+  throw new ArgumentError(`${key} is a flag without a value`);
 }
 
 function choice<T extends string>(raw: RawArgs, key: string, values: readonly T[]): T | undefined {
   const value = raw[key];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) {
-    throw new OperationError(`${key} must be one of ${values.join(', ')}`);
+    throw new ArgumentError(`${key} must be one of ${values.join(', ')}`);
   }
   return value as T;
 }
 
-/** An amount as text ("1250.00"); the operation checks it is a positive amount of money. */
+/** An amount as text ("1250.00"): a positive amount of money with at most 2 decimals. */
 function amountText(raw: RawArgs, key: string): string {
   const value = raw[key];
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value !== 'string' || value.trim() === '') throw new OperationError(`${key} is required`);
-  return value.trim();
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  if (typeof text !== 'string' || text.trim() === '') throw new ArgumentError(`${key} is required`);
+  const amount = moneyFromText(text);
+  if (typeof amount !== 'string') throw new ArgumentError(amount.problem);
+  return text.trim();
 }
 
 function optionalDate(raw: RawArgs, key: string): string | undefined {
   const value = raw[key];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !isCalendarDate(value)) {
-    throw new OperationError(`${key} must be a date YYYY-MM-DD`);
+    throw new ArgumentError(`${key} must be a date YYYY-MM-DD`);
   }
   return value;
 }
@@ -102,25 +140,93 @@ function scopesArg(raw: RawArgs): string[] | undefined {
   if (value === undefined) return undefined;
   const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : null;
   if (!list || list.some((scope) => typeof scope !== 'string')) {
-    throw new OperationError('scopes must be a comma-separated list, or all');
+    throw new ArgumentError('scopes must be a comma-separated list, or all');
   }
-  return (list as string[]).map((scope) => scope.trim()).filter((scope) => scope !== '');
+  const scopes = (list as string[]).map((scope) => scope.trim()).filter((scope) => scope !== '');
+  try {
+    parseScopes(scopes);
+  } catch (error) {
+    throw new ArgumentError((error as Error).message);
+  }
+  return scopes;
 }
 
 function daysArg(raw: RawArgs): number | undefined {
   const value = raw.days;
   if (value === undefined) return undefined;
   const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || !/^[0-9]{1,4}$/.test(text.trim())) {
-    throw new OperationError('days must be an integer from 1 to 365');
+  if (
+    typeof text !== 'string' ||
+    !/^[0-9]{1,4}$/.test(text.trim()) ||
+    !inRange(Number(text), 1, MAX_KEY_DAYS)
+  ) {
+    throw new ArgumentError(`days must be an integer from 1 to ${MAX_KEY_DAYS}`);
   }
   return Number(text);
+}
+
+function inRange(value: number, min: number, max: number): boolean {
+  return value >= min && value <= max;
+}
+
+/** How many rows a list shows: 1 to 1000, `fallback` when not given. */
+function limitArg(raw: RawArgs, fallback: number): number {
+  const value = raw.limit;
+  if (value === undefined) return fallback;
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || !/^[0-9]{1,4}$/.test(text.trim()) || !inRange(Number(text), 1, 1000)) {
+    throw new ArgumentError('limit must be an integer from 1 to 1000');
+  }
+  return Number(text);
+}
+
+/** A percentage from 0 to 100 with at most 4 decimals, as text. */
+function rateArg(raw: RawArgs): string {
+  const value = raw.rate;
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || text.trim() === '') throw new ArgumentError('rate is required');
+  const problem = 'rate must be a percentage from 0 to 100 with at most 4 decimal places';
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text.trim())) throw new ArgumentError(`${problem}, got "${text}"`);
+  const rate = new Decimal(text.trim());
+  if (rate.gt(100) || rate.decimalPlaces() > 4) throw new ArgumentError(`${problem}, got "${text}"`);
+  return text.trim();
+}
+
+function methodArg(raw: RawArgs): string | undefined {
+  const method = optionalText(raw, 'method');
+  if (method === undefined) return undefined;
+  const normalized = method
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_')
+    .replace(/^m_pesa$/, 'mpesa');
+  if (!Object.hasOwn(PAYMENT_METHODS, normalized)) {
+    throw new ArgumentError(
+      `unknown payment method "${method}"; valid: ${Object.keys(PAYMENT_METHODS).join(', ')}`,
+    );
+  }
+  return method;
+}
+
+/** A calendar date YYYY-MM-DD or an ISO 8601 timestamp with its offset. */
+function sinceArg(raw: RawArgs): string | undefined {
+  const value = raw.since;
+  if (value === undefined) return undefined;
+  const valid =
+    typeof value === 'string' &&
+    (isCalendarDate(value) ||
+      (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+        !Number.isNaN(Date.parse(value))));
+  if (!valid)
+    throw new ArgumentError('since must be a date YYYY-MM-DD or a timestamp like 2026-11-22T09:30:00+02:00');
+  return value;
 }
 
 // ---- the table ----
 
 export const operations = {
   migrate: define({
+    // Changes the schema, not the data; the audit table itself may not exist before it runs.
+    reads: true,
     parse: () => ({}),
     run: async ({ handle }) => {
       const { runMigrations } = await import('../db/migrate.js');
@@ -132,18 +238,22 @@ export const operations = {
   'companies.create': define({
     parse: (raw) => ({ name: textArg(raw, 'name'), nuit: optionalText(raw, 'nuit') }),
     run: ({ db }, args) => createCompany(db, args),
+    target: (_args, result) => ({ type: 'company', id: result?.id ?? null, company: result?.id ?? null }),
   }),
   'companies.list': define({
+    reads: true,
     parse: () => ({}),
     run: async ({ db }) => ({ companies: await listCompanies(db) }),
   }),
   'companies.enable-api': define({
     parse: (raw) => ({ id: idArg(raw, 'id', 'company id') }),
     run: ({ db }, args) => setPartnerApi(db, args.id, true),
+    target: (args) => ({ type: 'company', id: args.id, company: args.id }),
   }),
   'companies.disable-api': define({
     parse: (raw) => ({ id: idArg(raw, 'id', 'company id') }),
     run: ({ db }, args) => setPartnerApi(db, args.id, false),
+    target: (args) => ({ type: 'company', id: args.id, company: args.id }),
   }),
 
   'keys.create': define({
@@ -153,18 +263,21 @@ export const operations = {
       scopes: scopesArg(raw),
       days: daysArg(raw),
     }),
-    run: ({ db }, args) => createApiKey(db, args),
+    run: ({ db, timeZone }, args) => createApiKey(db, { ...args, timeZone }),
+    target: (args, result) => ({ type: 'api_key', id: result?.id ?? null, company: args.companyId }),
   }),
   'keys.list': define({
+    reads: true,
     parse: (raw) => ({ companyId: idArg(raw, 'company', 'company') }),
-    run: async ({ db }, args) => {
+    run: async ({ db, timeZone }, args) => {
       await requireCompany(db, args.companyId);
-      return { company_id: args.companyId, keys: await listApiKeys(db, args.companyId) };
+      return { company_id: args.companyId, keys: await listApiKeys(db, args.companyId, timeZone) };
     },
   }),
   'keys.revoke': define({
     parse: (raw) => ({ id: idArg(raw, 'id', 'key id') }),
-    run: ({ db }, args) => revokeApiKey(db, args.id),
+    run: ({ db, timeZone }, args) => revokeApiKey(db, args.id, timeZone),
+    target: (args) => ({ type: 'api_key', id: args.id, company: { of: 'api_key', id: args.id } }),
   }),
 
   'taxes.create': define({
@@ -172,25 +285,24 @@ export const operations = {
       const companyId = optionalId(raw, 'company', 'company');
       const global = flag(raw, 'global');
       if ((companyId === undefined) === !global) {
-        throw new OperationError('give exactly one of --company ID or --global');
+        throw new ArgumentError('give exactly one of --company ID or --global');
       }
-      const rate = raw.rate;
-      if (typeof rate !== 'string' && typeof rate !== 'number') throw new OperationError('rate is required');
-      return { companyId: companyId ?? null, name: textArg(raw, 'name'), rate: String(rate).trim() };
+      return { companyId: companyId ?? null, name: textArg(raw, 'name'), rate: rateArg(raw) };
     },
     run: ({ db }, args) => createTax(db, args),
+    target: (args, result) => ({ type: 'tax', id: result?.id ?? null, company: args.companyId }),
   }),
 
   'customers.create': define({
     parse: (raw) => {
       if (!flag(raw, 'global')) {
-        throw new OperationError(
+        throw new ArgumentError(
           'only global customers (--global) are created here; company customers are created through the API',
         );
       }
       const email = optionalText(raw, 'email');
       if (email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
-        throw new OperationError('email is not a valid address');
+        throw new ArgumentError('email is not a valid address');
       }
       return {
         name: textArg(raw, 'name'),
@@ -201,15 +313,38 @@ export const operations = {
       };
     },
     run: async ({ db }, args) => ({ ...(await createGlobalCustomer(db, args)), global: true }),
+    target: (_args, result) => ({ type: 'customer', id: result?.id ?? null, company: null }),
+  }),
+  'customers.list': define({
+    reads: true,
+    parse: (raw) => ({ companyId: idArg(raw, 'company', 'company'), limit: limitArg(raw, 100) }),
+    run: async ({ db }, args) => {
+      await requireCompany(db, args.companyId);
+      return { company_id: args.companyId, customers: await listCustomers(db, args) };
+    },
   }),
 
+  'invoices.list': define({
+    reads: true,
+    parse: (raw) => ({
+      companyId: idArg(raw, 'company', 'company'),
+      status: choice<InvoiceStatus>(raw, 'status', INVOICE_STATUSES),
+      limit: limitArg(raw, 50),
+    }),
+    run: async ({ db }, args) => {
+      await requireCompany(db, args.companyId);
+      return { company_id: args.companyId, invoices: await listInvoices(db, args) };
+    },
+  }),
   'invoices.issue': define({
     parse: (raw) => ({ id: idArg(raw, 'id', 'invoice id') }),
     run: ({ db, timeZone }, args) => issueInvoice(db, args.id, timeZone),
+    target: (args) => ({ type: 'invoice', id: args.id, company: { of: 'invoice', id: args.id } }),
   }),
   'invoices.cancel': define({
     parse: (raw) => ({ id: idArg(raw, 'id', 'invoice id') }),
     run: ({ db, timeZone }, args) => cancelInvoice(db, args.id, timeZone),
+    target: (args) => ({ type: 'invoice', id: args.id, company: { of: 'invoice', id: args.id } }),
   }),
 
   'payments.record': define({
@@ -217,14 +352,19 @@ export const operations = {
       invoiceId: idArg(raw, 'invoice', 'invoice'),
       amount: amountText(raw, 'amount'),
       date: optionalDate(raw, 'date'),
-      method: optionalText(raw, 'method'),
+      method: methodArg(raw),
     }),
     run: ({ db, timeZone }, args) => recordReceipt(db, { ...args, timeZone }),
+    target: (args, result) => ({
+      type: 'payment',
+      id: result?.id ?? null,
+      company: { of: 'invoice', id: args.invoiceId },
+    }),
   }),
   'movements.record': define({
     parse: (raw) => {
       const kind = choice(raw, 'kind', MOVEMENT_KINDS);
-      if (!kind) throw new OperationError(`kind is required: ${MOVEMENT_KINDS.join(' or ')}`);
+      if (!kind) throw new ArgumentError(`kind is required: ${MOVEMENT_KINDS.join(' or ')}`);
       return {
         companyId: idArg(raw, 'company', 'company'),
         kind,
@@ -233,13 +373,15 @@ export const operations = {
       };
     },
     run: ({ db, timeZone }, args) => recordMovement(db, { ...args, timeZone }),
+    target: (args, result) => ({ type: 'payment', id: result?.id ?? null, company: args.companyId }),
   }),
 
   'pos.pending': define({
+    reads: true,
     parse: (raw) => ({ companyId: idArg(raw, 'company', 'company') }),
-    run: async ({ db }, args) => {
+    run: async ({ db, timeZone }, args) => {
       await requireCompany(db, args.companyId);
-      return { company_id: args.companyId, products: await listPendingPosSync(db, args.companyId) };
+      return { company_id: args.companyId, products: await listPendingPosSync(db, args.companyId, timeZone) };
     },
   }),
 
@@ -247,6 +389,17 @@ export const operations = {
     parse: () => ({}),
     // Loaded on demand: the demo uses the API's services, which the other commands do not need.
     run: async ({ db, timeZone }) => (await import('./demo.js')).createDemo(db, { timeZone }),
+    target: (_args, result) => ({ type: 'company', id: result?.id ?? null, company: result?.id ?? null }),
+  }),
+
+  'audit.list': define({
+    reads: true,
+    parse: (raw) => ({
+      companyId: optionalId(raw, 'company', 'company'),
+      since: sinceArg(raw),
+      limit: limitArg(raw, 100),
+    }),
+    run: async ({ db, timeZone }, args) => ({ entries: await listAuditEntries(db, { ...args, timeZone }) }),
   }),
 
   ...webhookOperations,
@@ -258,16 +411,107 @@ export function isOperationName(name: string): name is OperationName {
   return Object.hasOwn(operations, name);
 }
 
-/** Checks the arguments and runs the named operation; refusals are `OperationError`s. */
+/** Whether the named operation only reads (is not audited). */
+export function isReadOnly(name: string): boolean {
+  return isOperationName(name) && (operations[name] as OperationDefinition<unknown, unknown>).reads === true;
+}
+
+/** `keys.revoke` -> `keys revoke`: the command as the operator types it. */
+function commandOf(name: string): string {
+  return name.replace('.', ' ');
+}
+
+const GROUP_OBJECTS: Record<string, string> = {
+  companies: 'company',
+  keys: 'api_key',
+  taxes: 'tax',
+  customers: 'customer',
+  invoices: 'invoice',
+  payments: 'payment',
+  movements: 'payment',
+  webhooks: 'webhook',
+};
+
+function defaultTarget(name: string, args: unknown, result: unknown): AuditTarget {
+  const group = name.split('.')[0] ?? name;
+  const fromArgs = (args as { companyId?: unknown } | undefined)?.companyId;
+  const fromResult = result as { id?: unknown; company_id?: unknown } | undefined;
+  const id = typeof fromResult?.id === 'number' ? fromResult.id : null;
+  const company =
+    typeof fromArgs === 'number'
+      ? fromArgs
+      : typeof fromResult?.company_id === 'number'
+        ? fromResult.company_id
+        : null;
+  return { type: GROUP_OBJECTS[group] ?? group, id, company };
+}
+
+function targetOf(
+  name: string,
+  definition: OperationDefinition<unknown, unknown>,
+  args: unknown,
+  result: unknown,
+): AuditTarget {
+  if (args === undefined) return { type: null, id: null, company: null };
+  return definition.target ? definition.target(args, result) : defaultTarget(name, args, result);
+}
+
+export interface OperationMeta {
+  /** Who runs it, for the audit trail: the OS user unless the command line says --actor. */
+  actor?: string;
+}
+
+/**
+ * Checks the arguments and runs the named operation; refusals are `OperationError`s. A change
+ * runs in one transaction with its audit record; a refused or failed one is recorded after its
+ * rollback; arguments of the wrong form (ArgumentError) are not recorded.
+ */
 export async function executeOperation(
   context: OperationContext,
   name: string,
   rawArgs: unknown,
+  meta: OperationMeta = {},
 ): Promise<unknown> {
   if (!isOperationName(name)) throw new OperationError(`unknown operation ${name}`);
   if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) {
     throw new OperationError('the arguments must be an object');
   }
+  const raw = rawArgs as RawArgs;
   const definition = operations[name] as OperationDefinition<unknown, unknown>;
-  return definition.run(context, definition.parse(rawArgs as RawArgs));
+  if (definition.reads) return definition.run(context, definition.parse(raw));
+
+  const entry = { command: commandOf(name), actor: meta.actor?.trim() || osUser(), args: raw };
+  let args: unknown;
+  try {
+    args = definition.parse(raw);
+    const parsed = args;
+    if (definition.ownTransactions) {
+      const result = await definition.run(context, parsed);
+      await writeAuditEntry(context.db, {
+        ...entry,
+        outcome: 'ok',
+        target: targetOf(name, definition, parsed, result),
+      });
+      return result;
+    }
+    return await context.db.transaction(async (tx) => {
+      const result = await definition.run({ ...context, db: tx }, parsed);
+      const target = targetOf(name, definition, parsed, result);
+      await writeAuditEntry(tx, { ...entry, outcome: 'ok', target });
+      return result;
+    });
+  } catch (error) {
+    // A usage mistake (exit status 2) changed nothing and tried nothing: not recorded.
+    if (error instanceof ArgumentError) throw error;
+    const refused = error instanceof OperationError;
+    await writeAuditEntry(context.db, {
+      ...entry,
+      outcome: refused ? 'refused' : 'failed',
+      target: targetOf(name, definition, args, undefined),
+      message: refused ? error.message : 'unexpected failure',
+    }).catch(() => {
+      // the database itself may be what failed: the command's own error is what matters
+    });
+    throw error;
+  }
 }

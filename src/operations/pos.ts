@@ -3,6 +3,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { products } from '../db/schema.js';
+import { formatTimestamp } from '../format.js';
 import { formatMoney } from '../money.js';
 
 export interface PendingPosProduct {
@@ -12,12 +13,16 @@ export interface PendingPosProduct {
   /** Decimal text with two places, or null. */
   price: string | null;
   pos_price: string | null;
-  /** When the product was last changed for the POS, ISO 8601 (UTC). */
+  /** When the product was last changed for the POS: in `timeZone` when given, else ISO 8601 UTC. */
   changed_at: string | null;
 }
 
 /** Products of the company awaiting the POS synchronisation, oldest change first. */
-export async function listPendingPosSync(db: Database, companyId: number): Promise<PendingPosProduct[]> {
+export async function listPendingPosSync(
+  db: Database,
+  companyId: number,
+  timeZone?: string,
+): Promise<PendingPosProduct[]> {
   const rows = await db
     .select({
       id: products.id,
@@ -36,6 +41,11 @@ export async function listPendingPosSync(db: Database, companyId: number): Promi
     name: row.name,
     price: formatMoney(row.price),
     pos_price: formatMoney(row.posPrice),
-    changed_at: row.changedAt === null ? null : row.changedAt.toISOString(),
+    changed_at:
+      row.changedAt === null
+        ? null
+        : timeZone
+          ? formatTimestamp(row.changedAt, timeZone)
+          : row.changedAt.toISOString(),
   }));
 }

@@ -110,6 +110,8 @@ interface Definition<A, R> {
   run(context: OperationContext, args: A): Promise<R>;
   /** Only reads (nothing to audit, no transaction needed). */
   reads?: true;
+  /** Network calls between its own transactions: audited after, never inside one transaction. */
+  ownTransactions?: true;
 }
 
 const define = <A, R>(definition: Definition<A, R>) => definition;
@@ -160,6 +162,7 @@ export const webhookOperations = {
     run: ({ db }, args) => refusing(() => rotateSecret(db, args.id)),
   }),
   'webhooks.test': define({
+    ownTransactions: true,
     parse: (raw) => ({ id: idOf(raw, 'id', 'endpoint id') }),
     run: (context, args) => testEndpoint(context, args.id),
   }),

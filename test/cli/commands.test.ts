@@ -168,6 +168,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
       expect(Object.keys(listedKey).sort()).toEqual(
         [
           'created_at',
+          'days_left',
           'display_prefix',
           'expires_at',
           'id',
@@ -181,7 +182,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
       expect(String(listedKey.display_prefix).length).toBeLessThan(20);
     }
     const table = await runInProcess(['keys', 'list', '--company', String(company.id)], env);
-    expect(table.stdout).toMatch(/ID +PREFIX +MODE +STATUS/);
+    expect(table.stdout).toMatch(/ID +PREFIX +MODE +STATUS +DAYS LEFT +EXPIRES +LAST USED/);
     expect(table.stdout).not.toContain(key.key);
   });
 
@@ -249,11 +250,11 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
       ['taxes', 'create', '--company', String(company.id), '--global', '--name', 'X', '--rate', '5'],
     ]) {
       const refused = await runInProcess(args, env);
-      expect(refused.code).toBe(1);
+      expect(refused.code).toBe(2); // wrong usage
       expect(refused.stderr).toContain('exactly one of --company ID or --global');
     }
     const badRate = await runInProcess(['taxes', 'create', '--global', '--name', 'X', '--rate', '250'], env);
-    expect(badRate.code).toBe(1);
+    expect(badRate.code).toBe(2); // a bad flag value is wrong usage
     expect(badRate.stderr).toMatch(/^error: rate must be a percentage/);
   });
 
@@ -286,7 +287,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
     expect(read.body.data.name).toBe('Cliente Balcão Beira');
 
     const notGlobal = await runInProcess(['customers', 'create', '--name', 'Sem empresa'], env);
-    expect(notGlobal.code).toBe(1);
+    expect(notGlobal.code).toBe(2);
     expect(notGlobal.stderr).toContain('only global customers');
   });
 
@@ -402,7 +403,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
       ['movements', 'record', '--company', String(company.id), '--kind', 'rent', '--amount', '1'],
       env,
     );
-    expect(badKind.code).toBe(1);
+    expect(badKind.code).toBe(2);
     expect(badKind.stderr).toContain('kind must be one of salary, supplier_payment');
     const listed = await apiCall(server.apiBaseUrl, key.key, '/payments');
     const ids = (listed.body.data as { id: number }[]).map((p) => p.id);
@@ -450,43 +451,65 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
   });
 
   it('failures exit non-zero with one line on stderr and nothing on stdout', async () => {
-    const cases: [string[], RegExp][] = [
-      [['keys', 'revoke', '999999'], /^error: API key 999999 does not exist\n$/],
-      [['companies', 'enable-api', '999999'], /^error: company 999999 does not exist\n$/],
-      [['keys', 'create', '--company', '999999'], /^error: company 999999 does not exist\n$/],
+    // Refusals exit 1; flag values of the wrong form exit 2 (wrong usage). Under --json the
+    // message is one JSON object on stderr.
+    const cases: [string[], RegExp, number][] = [
+      [['keys', 'revoke', '999999'], /^error: API key 999999 does not exist\n$/, 1],
+      [['companies', 'enable-api', '999999'], /^error: company 999999 does not exist\n$/, 1],
+      [['keys', 'create', '--company', '999999'], /^error: company 999999 does not exist\n$/, 1],
       [
         ['keys', 'create', '--company', String(company.id), '--days', '366'],
-        /^error: days must be an integer from 1 to 365\n$/,
+        /^error: days must be an integer from 1 to 365\n/,
+        2,
       ],
       [
         ['keys', 'create', '--company', String(company.id), '--scopes', 'invoices:delete'],
         /^error: unknown scope\(s\): invoices:delete/,
+        2,
       ],
       [
         ['keys', 'create', '--company', String(company.id), '--mode', 'sandbox'],
-        /^error: mode must be one of live, test\n$/,
+        /^error: mode must be one of live, test\n/,
+        2,
       ],
-      [['keys', 'list', '--company', 'abc'], /^error: company must be a positive integer id\n$/],
-      [['invoices', 'issue', '999999'], /^error: invoice 999999 does not exist\n$/],
+      [['keys', 'list', '--company', 'abc'], /^error: company must be a positive integer id\n/, 2],
+      [['invoices', 'issue', '999999'], /^error: invoice 999999 does not exist\n$/, 1],
       [
         ['payments', 'record', '--invoice', '1', '--amount', '12.345'],
         /^error: amount must be a positive number/,
+        2,
       ],
       [
         ['payments', 'record', '--invoice', '1', '--amount', '10', '--date', '2026-02-30'],
-        /^error: date must be a date YYYY-MM-DD\n$/,
+        /^error: date must be a date YYYY-MM-DD\n/,
+        2,
       ],
-      [['pos', 'pending', '--company', '999999'], /^error: company 999999 does not exist\n$/],
+      [['pos', 'pending', '--company', '999999'], /^error: company 999999 does not exist\n$/, 1],
     ];
     // Two through the real executable, the rest in this process (same main(), faster).
     const results = await Promise.all(
-      cases.map(([args], i) => (i < 2 ? runCli : runInProcess)([...args, '--json'], env)),
+      cases.map(([args], i) => (i < 2 ? runCli : runInProcess)([...args], env)),
     );
     results.forEach((result, i) => {
-      const [args, pattern] = cases[i] as [string[], RegExp];
-      expect(result.code, args.join(' ')).toBe(1);
+      const [args, pattern, status] = cases[i] as [string[], RegExp, number];
+      expect(result.code, args.join(' ')).toBe(status);
       expect(result.stdout, args.join(' ')).toBe('');
       expect(result.stderr, args.join(' ')).toMatch(pattern);
+      if (status === 2) expect(result.stderr).toContain(`usage: bin/invoicing ${args[0]} ${args[1]}`);
+    });
+    const json = await Promise.all(
+      cases.map(([args], i) => (i < 2 ? runCli : runInProcess)([...args, '--json'], env)),
+    );
+    json.forEach((result, i) => {
+      const [args, pattern, status] = cases[i] as [string[], RegExp, number];
+      expect(result.code, args.join(' ')).toBe(status);
+      expect(result.stdout, args.join(' ')).toBe('');
+      const failure = JSON.parse(result.stderr) as {
+        error: { kind: string; message: string; exit_status: number };
+      };
+      expect(failure.error.kind).toBe(status === 2 ? 'usage' : 'refused');
+      expect(failure.error.exit_status).toBe(status);
+      expect(`error: ${failure.error.message}\n`).toMatch(pattern);
     });
   });
 

@@ -35,6 +35,8 @@ const DECISIONS_COMMANDS = [
   'webhooks deliveries',
   'webhooks resend',
 ];
+/** Added for operators (issue 13): look-ups without the API, and the audit trail. */
+const OPERATOR_COMMANDS = ['customers list', 'invoices list', 'audit'];
 
 describe('bin/invoicing: help and usage', () => {
   let dir: string;
@@ -43,20 +45,24 @@ describe('bin/invoicing: help and usage', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('has exactly the commands of decisions.md (plus companies list and serve)', () => {
-    expect(COMMANDS.map((command) => command.name).sort()).toEqual([...DECISIONS_COMMANDS].sort());
+  it('has exactly the commands of decisions.md (plus companies list, serve and the operator look-ups)', () => {
+    expect(COMMANDS.map((command) => command.name).sort()).toEqual(
+      [...DECISIONS_COMMANDS, ...OPERATOR_COMMANDS].sort(),
+    );
   });
 
   it('--help through the real executable lists every command', async () => {
     const result = await runCli(['--help'], {});
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    for (const name of ['serve', ...DECISIONS_COMMANDS]) expect(result.stdout).toContain(`  ${name}`);
+    for (const name of ['serve', ...DECISIONS_COMMANDS, ...OPERATOR_COMMANDS]) {
+      expect(result.stdout).toContain(`  ${name}`);
+    }
     expect(result.stdout).toContain('--json');
   });
 
   it('every command has its own --help', async () => {
-    for (const name of ['serve', ...DECISIONS_COMMANDS]) {
+    for (const name of ['serve', ...DECISIONS_COMMANDS, ...OPERATOR_COMMANDS]) {
       const result = await inProcess([...name.split(' '), '--help']);
       expect(result.code, name).toBe(0);
       expect(result.stdout, name).toMatch(new RegExp(`^Usage: bin/invoicing ${name}`));
@@ -99,17 +105,32 @@ describe('bin/invoicing: help and usage', () => {
       expect(result.stdout, argv.join(' ')).toBe('');
       expect(result.stderr, argv.join(' ')).toMatch(pattern);
     }
-    const real = await runCli(['keys', 'create', '--json'], {});
+    const real = await runCli(['keys', 'create'], {});
     expect(real.code).toBe(2);
     expect(real.stdout).toBe('');
     expect(real.stderr).toContain('error: missing --company');
     expect(real.stderr).toContain('see: bin/invoicing keys create --help');
   });
 
+  it('under --json, wrong usage is one JSON object on stderr', async () => {
+    const real = await runCli(['keys', 'create', '--json'], {});
+    expect(real.code).toBe(2);
+    expect(real.stdout).toBe('');
+    expect(JSON.parse(real.stderr)).toEqual({
+      error: {
+        kind: 'usage',
+        message: 'missing --company',
+        usage: expect.stringMatching(/^bin\/invoicing keys create --company ID/),
+        help: 'bin/invoicing keys create --help',
+        exit_status: 2,
+      },
+    });
+  });
+
   it('a bad environment is refused with its own message', async () => {
     const result = await runCli(['companies', 'list'], { PORT: 'abc', DATA_DIR: join(dir, 'data') });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error: PORT must be an integer between 0 and 65535, got "abc"\n');
+    expect(result.stderr).toBe('error: PORT must be an integer from 0 to 65535, got "abc"\n');
   });
 
   it('an unreachable database gets a short message, never internals', async () => {
@@ -118,8 +139,18 @@ describe('bin/invoicing: help and usage', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^error: cannot reach the database: connection refused/);
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: {
+        kind: 'environment',
+        message: 'cannot reach the database: connection refused',
+        exit_status: 1,
+      },
+    });
     expect(result.stderr).not.toContain('s3cret');
+    const text = await runCli(['companies', 'list'], {
+      DATABASE_URL: 'postgres://operator:s3cret@127.0.0.1:1/x',
+    });
+    expect(text.stderr).toMatch(/^error: cannot reach the database: connection refused/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -1,0 +1,121 @@
+// Checks made before anything is created: the ports `serve` will listen on are free, and DATA_DIR
+// is what it should be. A start that would fail must fail before it creates a database, a demo
+// company or keys that nobody ever sees.
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import type { Config } from '../config.js';
+
+/** A start refused before anything was created; the message says what is wrong. */
+export class StartRefused extends Error {}
+
+function portProblem(error: NodeJS.ErrnoException, variable: string, host: string, port: number): string {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return `port ${port} is in use on ${host} (${variable}): stop what listens there or choose another ${variable}`;
+    case 'EACCES':
+      return `port ${port} needs more privileges than this user has (${variable}): choose a port above 1023`;
+    case 'EADDRNOTAVAIL':
+      return `${host} is not an address of this machine (${variable === 'PORT' ? 'HOST' : 'OPS_HOST'})`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `${host} cannot be resolved (${variable === 'PORT' ? 'HOST' : 'OPS_HOST'})`;
+    default:
+      return `cannot listen on ${host}:${port} (${variable}): ${error.code ?? error.message}`;
+  }
+}
+
+/** The message for a listen that failed, e.g. "port 3000 is in use on 127.0.0.1 (PORT): ...". */
+export function listenProblem(
+  error: unknown,
+  variable: 'PORT' | 'OPS_PORT',
+  host: string,
+  port: number,
+): string | null {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (!code || !/^E[A-Z]+$/.test(code)) return null;
+  return portProblem(error as NodeJS.ErrnoException, variable, host, port);
+}
+
+/** Binds and releases the port at once; refuses with a clear message when that is impossible. */
+async function probePort(host: string, port: number, variable: 'PORT' | 'OPS_PORT'): Promise<void> {
+  if (port === 0) return;
+  const server = createServer();
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new StartRefused(portProblem(error, variable, host, port))),
+    );
+    server.listen({ host, port, exclusive: true }, () => resolvePromise());
+  });
+  await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()));
+}
+
+export async function checkPorts(config: Config): Promise<void> {
+  await probePort(config.host, config.port, 'PORT');
+  if (config.opsPort !== undefined) await probePort(config.opsHost, config.opsPort, 'OPS_PORT');
+}
+
+// ---- DATA_DIR ----
+
+/** Files of ours that may be in DATA_DIR before the database is: the lock and the admin socket. */
+const OWN_FILES = /^(invoicing\.lock.*|admin\.sock)$/;
+
+export type DataDirState =
+  /** it holds an embedded database */
+  | 'database'
+  /** it does not exist (its parent does) */
+  | 'missing'
+  /** it exists and holds nothing but our own lock or socket */
+  | 'empty'
+  /** it exists and holds other things, but no database */
+  | 'foreign'
+  /** neither it nor its parent exist: a typo, most likely */
+  | 'no-parent'
+  /** it is a file */
+  | 'not-a-directory';
+
+export function inspectDataDir(dataDir: string): DataDirState {
+  const dir = resolve(dataDir);
+  if (!existsSync(dir)) return existsSync(dirname(dir)) ? 'missing' : 'no-parent';
+  if (!statSync(dir).isDirectory()) return 'not-a-directory';
+  if (existsSync(resolve(dir, 'PG_VERSION'))) return 'database';
+  return readdirSync(dir).every((name) => OWN_FILES.test(name)) ? 'empty' : 'foreign';
+}
+
+/**
+ * Makes sure DATA_DIR can hold the embedded database. Returns a notice to print loudly when the
+ * database is about to be created (a new directory, or an empty one); refuses a directory that
+ * holds something else, or one whose parent does not exist (a mistyped path).
+ */
+export function prepareDataDir(dataDir: string): string | null {
+  const dir = resolve(dataDir);
+  const state = inspectDataDir(dataDir);
+  switch (state) {
+    case 'database':
+      return null;
+    case 'no-parent':
+      throw new StartRefused(
+        `DATA_DIR ${dir} does not exist, nor does its parent ${dirname(dir)}: is DATA_DIR mistyped? Create the parent first if it is right`,
+      );
+    case 'not-a-directory':
+      throw new StartRefused(`DATA_DIR ${dir} is a file, not a directory`);
+    case 'foreign':
+      throw new StartRefused(
+        `DATA_DIR ${dir} holds other files but no embedded database: refusing to create one there; is DATA_DIR right?`,
+      );
+    case 'missing':
+      mkdirSync(dir, { mode: 0o700 });
+      return `DATA_DIR ${dir} did not exist: created it with a NEW, EMPTY embedded database. If you expected existing data, stop now and fix DATA_DIR.`;
+    case 'empty':
+      return `DATA_DIR ${dir} was empty: creating a NEW embedded database there.`;
+  }
+}
+
+/** For commands that only read: there is nothing to read in a directory without a database. */
+export function requireExistingDatabase(dataDir: string): void {
+  const state = inspectDataDir(dataDir);
+  if (state === 'database') return;
+  throw new StartRefused(
+    `there is no embedded database in ${resolve(dataDir)} (DATA_DIR ${state === 'empty' ? 'is empty' : state === 'foreign' ? 'holds other files' : 'does not exist'}): is DATA_DIR right? The first start of bin/invoicing serve creates it`,
+  );
+}

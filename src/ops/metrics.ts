@@ -1,0 +1,263 @@
+// The service's Prometheus metrics (prom-client), served by the operations server on OPS_PORT at
+// /metrics. This module imports nothing of the project, so any module may count something here:
+//
+//   import { metrics } from '../ops/metrics.js';
+//   metrics.rateLimitRefused('key-minute');
+//   metrics.keyCacheLookup(true);        // a cache of API keys, if there is one
+//
+// Requests (by route, method, status and error code), their latency and the idempotency replays
+// and conflicts are counted once per response by src/ops/request-hooks.ts. The database pool and
+// the rate-limit store are read when /metrics is scraped, from the sources registered by the
+// operations server (watchPool, watchRateLimitStore).
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+
+const PREFIX = 'invoicing_';
+
+const requests = new Counter({
+  name: `${PREFIX}http_requests_total`,
+  help: 'API responses by route (the route pattern, "unmatched" for no route), method, status and error code ("" for none)',
+  labelNames: ['route', 'method', 'status', 'error_code'] as const,
+  registers: [registry],
+});
+
+const latency = new Histogram({
+  name: `${PREFIX}http_request_duration_seconds`,
+  help: 'Time from the request to its response, by route and method',
+  labelNames: ['route', 'method'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+const rateLimitRefusals = new Counter({
+  name: `${PREFIX}rate_limit_refusals_total`,
+  help: 'Requests refused with 429, by the limit that refused them (key-minute, key-writes-minute, key-day, company-minute, ip-minute)',
+  labelNames: ['limit'] as const,
+  registers: [registry],
+});
+
+const idempotencyReplays = new Counter({
+  name: `${PREFIX}idempotency_replays_total`,
+  help: 'Writes answered with the stored response of an earlier request (Idempotency-Replay: true)',
+  registers: [registry],
+});
+
+const idempotencyConflicts = new Counter({
+  name: `${PREFIX}idempotency_conflicts_total`,
+  help: 'Writes refused with 409, by error code (idempotency_key_reuse, idempotency_request_in_flight)',
+  labelNames: ['error_code'] as const,
+  registers: [registry],
+});
+
+const keyCacheLookups = new Counter({
+  name: `${PREFIX}api_key_cache_lookups_total`,
+  help: 'Lookups of API keys in the in-process key cache, by result (hit, miss)',
+  labelNames: ['result'] as const,
+  registers: [registry],
+});
+
+const poolWaits = new Counter({
+  name: `${PREFIX}db_pool_waits_total`,
+  help: 'Database connections asked for while every connection of the pool was busy (the caller queued)',
+  registers: [registry],
+});
+
+const poolAcquire = new Histogram({
+  name: `${PREFIX}db_pool_acquire_seconds`,
+  help: 'Time to get a connection from the database pool',
+  buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+  registers: [registry],
+});
+
+/** The part of a node-postgres pool the metrics read (structural, so this module imports no driver). */
+export interface WatchedPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  options: { max?: number };
+  connect: (...args: never[]) => unknown;
+}
+
+/** How the rate limits count right now: in memory (no REDIS_URL), in Redis, or in memory because Redis is down. */
+export type RateLimitStoreState = 'memory' | 'redis' | 'redis-fallback';
+
+let pool: WatchedPool | null = null;
+let storeState: (() => RateLimitStoreState) | null = null;
+
+new Gauge({
+  name: `${PREFIX}db_pool_connections`,
+  help: 'Connections of the PostgreSQL pool by state (total, idle, busy), and its maximum (max)',
+  labelNames: ['state'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    if (!pool) return;
+    this.set({ state: 'total' }, pool.totalCount);
+    this.set({ state: 'idle' }, pool.idleCount);
+    this.set({ state: 'busy' }, pool.totalCount - pool.idleCount);
+    this.set({ state: 'max' }, pool.options.max ?? 10);
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}db_pool_waiting`,
+  help: 'Callers waiting now for a connection of the PostgreSQL pool',
+  registers: [registry],
+  collect() {
+    this.set(pool?.waitingCount ?? 0);
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}rate_limit_redis_fallback`,
+  help: '1 while Redis (REDIS_URL) cannot be reached and each instance counts its rate limits in its own memory',
+  registers: [registry],
+  collect() {
+    this.set(storeState?.() === 'redis-fallback' ? 1 : 0);
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}rate_limit_store`,
+  help: 'Where the rate limits count: 1 for the current store (memory, redis, redis-fallback)',
+  labelNames: ['store'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    if (storeState) this.set({ store: storeState() }, 1);
+  },
+});
+
+/** What the webhook worker counts (src/webhooks/metrics.ts), read at each scrape. */
+export interface WatchedWebhooks {
+  counts(): { attempts: number; succeeded: number; failed: number; exhausted: number; lagSecondsMax: number };
+  backlog(): Promise<{ pending: number; oldestDueSeconds: number }>;
+}
+let webhooks: WatchedWebhooks | null = null;
+
+new Gauge({
+  name: `${PREFIX}webhook_attempts`,
+  help: 'Webhook delivery attempts since the process started, by outcome (succeeded, failed)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    if (!webhooks) return;
+    const counts = webhooks.counts();
+    this.set({ outcome: 'succeeded' }, counts.succeeded);
+    this.set({ outcome: 'failed' }, counts.failed);
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}webhook_deliveries_exhausted`,
+  help: 'Webhook deliveries given up after the last retry since the process started',
+  registers: [registry],
+  collect() {
+    this.set(webhooks?.counts().exhausted ?? 0);
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}webhook_delivery_lag_seconds_max`,
+  help: 'Longest time from an event to its successful delivery since the process started',
+  registers: [registry],
+  collect() {
+    this.set(webhooks?.counts().lagSecondsMax ?? 0);
+  },
+});
+
+new Gauge({
+  name: `${PREFIX}webhook_backlog`,
+  help: 'Webhook deliveries waiting (pending), and how late the oldest due one is in seconds (oldest_due_seconds)',
+  labelNames: ['measure'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    if (!webhooks) return;
+    const backlog = await webhooks.backlog().catch(() => null);
+    if (!backlog) return;
+    this.set({ measure: 'pending' }, backlog.pending);
+    this.set({ measure: 'oldest_due_seconds' }, backlog.oldestDueSeconds);
+  },
+});
+
+let defaultMetrics = false;
+
+export interface ResponseObservation {
+  route: string;
+  method: string;
+  status: number;
+  errorCode: string;
+  seconds: number;
+  replayed: boolean;
+}
+
+export const metrics = {
+  /** One API response (src/ops/request-hooks.ts calls this once per request). */
+  response(observation: ResponseObservation): void {
+    const { route, method, status, errorCode, seconds, replayed } = observation;
+    requests.inc({ route, method, status: String(status), error_code: errorCode });
+    latency.observe({ route, method }, seconds);
+    if (replayed) idempotencyReplays.inc();
+    if (errorCode === 'idempotency_key_reuse' || errorCode === 'idempotency_request_in_flight') {
+      idempotencyConflicts.inc({ error_code: errorCode });
+    }
+  },
+
+  /** A request refused by a rate limit (the limit's name). */
+  rateLimitRefused(limit: string): void {
+    rateLimitRefusals.inc({ limit });
+  },
+
+  /** A lookup in a cache of API keys. */
+  keyCacheLookup(hit: boolean): void {
+    keyCacheLookups.inc({ result: hit ? 'hit' : 'miss' });
+  },
+
+  /**
+   * Reads the pool's use at each scrape, and times every connection it hands out (node-postgres
+   * takes one through `connect` for a query too). One pool is watched: the latest.
+   */
+  watchPool(watched: WatchedPool): void {
+    pool = watched;
+    const original = watched.connect.bind(watched) as (callback?: (...args: unknown[]) => void) => unknown;
+    const timed = (callback?: (...args: unknown[]) => void): unknown => {
+      if (watched.idleCount === 0 && watched.totalCount >= (watched.options.max ?? 10)) poolWaits.inc();
+      const end = poolAcquire.startTimer();
+      if (callback) {
+        return original((...args: unknown[]) => {
+          end();
+          callback(...args);
+        });
+      }
+      return (original() as Promise<unknown>).finally(end);
+    };
+    watched.connect = timed as WatchedPool['connect'];
+  },
+
+  /** The webhook worker's counts and the database's backlog, read at each scrape. */
+  watchWebhooks(watched: WatchedWebhooks): void {
+    webhooks = watched;
+  },
+
+  /** Where the rate limits count, read at each scrape. */
+  watchRateLimitStore(state: () => RateLimitStoreState): void {
+    storeState = state;
+  },
+
+  /** Node's own metrics (memory, CPU, event loop, garbage collection), once per process. */
+  collectProcessMetrics(): void {
+    if (defaultMetrics) return;
+    defaultMetrics = true;
+    collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  },
+
+  /** The text of /metrics. */
+  text(): Promise<string> {
+    return registry.metrics();
+  },
+
+  contentType: registry.contentType,
+};

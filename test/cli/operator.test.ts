@@ -1,0 +1,200 @@
+// What issue 13 added to the operator's command line, through the real bin/invoicing next to a
+// running server (PGlite: through its admin socket; PostgreSQL: directly): --version, look-ups
+// without the API, keys with days left and last use, times in TZ_NAME, --actor in the audit trail,
+// bad flag values as usage errors (exit 2), and failures as JSON under --json.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  apiCall,
+  type CliStorage,
+  cliJson,
+  createCliStorage,
+  runCli,
+  type ServeProcess,
+  startServe,
+} from '../helpers/cli.js';
+import { testStorage } from '../helpers/database.js';
+
+const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+interface Demo {
+  company: { id: number };
+  live_key: { id: number; key: string };
+  test_key: { id: number; key: string };
+}
+
+describe(`operator command line additions (${testStorage()})`, () => {
+  let storage: CliStorage;
+  let server: ServeProcess;
+  let env: Record<string, string>;
+  let demo: Demo;
+  let company: string;
+
+  beforeAll(async () => {
+    storage = await createCliStorage();
+    // Times in TZ_NAME, the service's zone (Tokyo here, +09:00, to tell it from the default).
+    env = { ...storage.env, TZ_NAME: 'Asia/Tokyo' };
+    server = await startServe(env, { args: ['--demo'] });
+    demo = server.ready?.demo as Demo;
+    company = String(demo.company.id);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await storage?.close();
+  });
+
+  it('--version', async () => {
+    const text = await runCli(['--version'], {});
+    expect(text).toEqual({ code: 0, stdout: `invoicing ${VERSION}\n`, stderr: '' });
+    const json = await runCli(['--version', '--json'], {});
+    expect(JSON.parse(json.stdout)).toEqual({ version: VERSION });
+  });
+
+  it('invoices list --company ID [--status S]: what there is to issue, without the API', async () => {
+    const drafts = await cliJson<{ company_id: number; invoices: Record<string, unknown>[] }>(
+      ['invoices', 'list', '--company', company, '--status', 'draft'],
+      env,
+    );
+    expect(drafts.company_id).toBe(demo.company.id);
+    expect(drafts.invoices.length).toBe(2);
+    for (const invoice of drafts.invoices) {
+      expect(invoice).toEqual({
+        id: expect.any(Number),
+        invoice_code: expect.any(String),
+        status: 'draft',
+        invoice_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+        customer_id: expect.any(Number),
+        customer: expect.any(String),
+        grand_total: expect.stringMatching(/^\d+\.\d{2}$/),
+        remaining_amount: expect.stringMatching(/^\d+\.\d{2}$/),
+      });
+    }
+    const all = await cliJson<{ invoices: { id: number; status: string }[] }>(
+      ['invoices', 'list', '--company', company],
+      env,
+    );
+    expect(all.invoices.length).toBe(7);
+    expect(new Set(all.invoices.map((i) => i.status))).toEqual(
+      new Set(['draft', 'unpaid', 'partially_paid', 'paid', 'cancelled']),
+    );
+    const ids = all.invoices.map((i) => i.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a)); // newest first
+
+    const text = await runCli(['invoices', 'list', '--company', company, '--status', 'draft'], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/ID +CODE +STATUS +DATE +CUSTOMER +TOTAL +TO PAY/);
+    const first = drafts.invoices[0];
+    expect(text.stdout).toContain(String(first?.customer));
+
+    const issued = await cliJson<{ status: string }>(['invoices', 'issue', String(first?.id)], env);
+    expect(issued.status).toBe('unpaid');
+    const left = await cliJson<{ invoices: unknown[] }>(
+      ['invoices', 'list', '--company', company, '--status', 'draft'],
+      env,
+    );
+    expect(left.invoices).toHaveLength(1);
+  });
+
+  it("customers list --company ID: the company's own and the global ones", async () => {
+    const listed = await cliJson<{ customers: { name: string; global: boolean; nuit: string | null }[] }>(
+      ['customers', 'list', '--company', company],
+      env,
+    );
+    expect(listed.customers.length).toBe(7);
+    expect(listed.customers.filter((c) => c.global).map((c) => c.name)).toEqual(['Consumidor Final']);
+    const limited = await cliJson<{ customers: unknown[] }>(
+      ['customers', 'list', '--company', company, '--limit', '2'],
+      env,
+    );
+    expect(limited.customers).toHaveLength(2);
+    const text = await runCli(['customers', 'list', '--company', company], env);
+    expect(text.stdout).toMatch(/ID +NAME +TYPE +NUIT +EMAIL +PHONE +GLOBAL/);
+  });
+
+  it('keys list: days left and last use, times in TZ_NAME', async () => {
+    const created = await cliJson<{ id: number; key: string; expires_at: string }>(
+      ['keys', 'create', '--company', company, '--days', '30'],
+      env,
+    );
+    expect(created.expires_at).toMatch(/\+09:00$/);
+    expect((await apiCall(server.apiBaseUrl, created.key, '/ping')).status).toBe(200);
+
+    const listed = await cliJson<{ keys: Record<string, unknown>[] }>(
+      ['keys', 'list', '--company', company],
+      env,
+    );
+    const mine = listed.keys.find((k) => k.id === created.id);
+    expect(mine).toMatchObject({ status: 'active', days_left: 30, revoked_at: null });
+    expect(mine?.last_used_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+09:00$/);
+    expect(Date.parse(String(mine?.last_used_at))).toBeGreaterThan(Date.now() - 5 * 60_000);
+    const unused = listed.keys.find((k) => k.id === demo.test_key.id);
+    expect(unused).toMatchObject({ last_used_at: null, days_left: 365 });
+
+    const revoked = await cliJson<{ revoked_at: string }>(['keys', 'revoke', String(created.id)], env);
+    expect(revoked.revoked_at).toMatch(/\+09:00$/);
+    const after = await cliJson<{ keys: Record<string, unknown>[] }>(
+      ['keys', 'list', '--company', company],
+      env,
+    );
+    expect(after.keys.find((k) => k.id === created.id)).toMatchObject({ status: 'revoked', days_left: null });
+
+    const text = await runCli(['keys', 'list', '--company', company], env);
+    expect(text.stdout).toMatch(/DAYS LEFT +EXPIRES +LAST USED/);
+    expect(text.stdout).toMatch(/ 365 +\d{4}-\d{2}-\d{2}T[\d:.]+\+09:00 +- /);
+  });
+
+  it('audit: what changed, by whom (--actor or the OS user), in TZ_NAME', async () => {
+    await cliJson(['companies', 'disable-api', company, '--actor', 'joana.suporte'], env);
+    await cliJson(['companies', 'enable-api', company], env);
+    const trail = await cliJson<{ entries: Record<string, unknown>[] }>(
+      ['audit', '--company', company, '--since', new Date().toISOString().slice(0, 10)],
+      env,
+    );
+    const last = trail.entries.slice(-2);
+    expect(last).toMatchObject([
+      {
+        command: 'companies disable-api',
+        actor: 'joana.suporte',
+        company_id: demo.company.id,
+        outcome: 'ok',
+      },
+      { command: 'companies enable-api', company_id: demo.company.id, outcome: 'ok' },
+    ]);
+    const { userInfo } = await import('node:os');
+    expect(last[1]?.actor).toBe(userInfo().username);
+    expect(String(last[0]?.at)).toMatch(/\+09:00$/);
+    // Every earlier change of the company is there too, the demo first.
+    expect(trail.entries.map((e) => e.command)).toEqual(
+      expect.arrayContaining(['demo', 'invoices issue', 'keys create', 'keys revoke']),
+    );
+    const text = await runCli(['audit', '--company', company, '--limit', '2'], env);
+    expect(text.stdout).toMatch(/AT +ACTOR +COMMAND +COMPANY +OBJECT +OUTCOME +NOTE/);
+    expect(text.stdout).toMatch(/joana\.suporte +companies disable-api +\d+ +company \d+ +ok/);
+  });
+
+  it('a bad flag value is wrong usage (exit 2); a refusal exits 1; both as JSON under --json', async () => {
+    const usage: string[][] = [
+      ['invoices', 'list', '--company', company, '--status', 'open'],
+      ['invoices', 'list', '--company', company, '--limit', '0'],
+      ['customers', 'list', '--company', 'x'],
+      ['audit', '--since', 'yesterday'],
+      ['payments', 'record', '--invoice', '1', '--amount', 'ten'],
+      ['payments', 'record', '--invoice', '1', '--amount', '10', '--method', 'bitcoin'],
+      ['taxes', 'create', '--global', '--name', 'X', '--rate', 'abc'],
+    ];
+    for (const args of usage) {
+      const result = await runCli(args, env);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(/^error: .*\nusage: bin\/invoicing /);
+      const json = await runCli([...args, '--json'], env);
+      expect(json.code).toBe(2);
+      expect(json.stdout).toBe('');
+      expect(JSON.parse(json.stderr).error).toMatchObject({ kind: 'usage', exit_status: 2 });
+    }
+    const refused = await runCli(['invoices', 'list', '--company', '999999', '--json'], env);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stderr)).toEqual({
+      error: { kind: 'refused', message: 'company 999999 does not exist', exit_status: 1 },
+    });
+  });
+});

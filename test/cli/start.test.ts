@@ -1,0 +1,166 @@
+// A start that never loses keys: `serve` checks its ports and the whole configuration before it
+// creates anything (no database, no demo company, no keys nobody sees), and says exactly what is
+// wrong. A DATA_DIR is created only when it does not exist (loudly), never among other files.
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type CliStorage, createCliStorage, runCli, startServe } from '../helpers/cli.js';
+import { testStorage } from '../helpers/database.js';
+
+async function occupiedPort(): Promise<{ port: number; server: Server }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return { port: typeof address === 'object' && address ? address.port : 0, server };
+}
+
+describe(`serve refuses a start that would fail, creating nothing (${testStorage()})`, () => {
+  let storage: CliStorage;
+  let busy: { port: number; server: Server };
+
+  beforeAll(async () => {
+    storage = await createCliStorage({ migrated: false });
+    busy = await occupiedPort();
+  });
+  afterAll(async () => {
+    busy?.server.close();
+    await storage?.close();
+  });
+
+  /** Nothing at all was created: no DATA_DIR, or a PostgreSQL database without a single table. */
+  async function expectNothingCreated(): Promise<void> {
+    if (storage.kind === 'pglite') {
+      expect(existsSync(storage.env.DATA_DIR as string)).toBe(false);
+      return;
+    }
+    const client = new pg.Client({ connectionString: storage.env.DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        "select count(*)::int as n from information_schema.tables where table_schema in ('public', 'drizzle')",
+      );
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await client.end();
+    }
+  }
+
+  const serveArgs = () => (storage.kind === 'postgres' ? ['serve', '--demo'] : ['serve']);
+
+  it('the API port in use: "port N is in use"', async () => {
+    const result = await runCli(serveArgs(), { ...storage.env, PORT: String(busy.port) });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `error: port ${busy.port} is in use on 127.0.0.1 (PORT): stop what listens there or choose another PORT\n`,
+    );
+    await expectNothingCreated();
+  });
+
+  it('the operations port in use', async () => {
+    const result = await runCli([...serveArgs(), '--json'], { ...storage.env, OPS_PORT: String(busy.port) });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: {
+        kind: 'start',
+        message: `port ${busy.port} is in use on 127.0.0.1 (OPS_PORT): stop what listens there or choose another OPS_PORT`,
+        exit_status: 1,
+      },
+    });
+    await expectNothingCreated();
+  });
+
+  it('a bad variable: says which and what it must be', async () => {
+    const result = await runCli(serveArgs(), { ...storage.env, LOG_LEVEL: 'verbose' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"\n',
+    );
+    const several = await runCli(serveArgs(), {
+      ...storage.env,
+      TZ_NAME: 'Mars/Olympus',
+      RATE_LIMIT_KEY_PER_DAY: '0',
+    });
+    expect(several.code).toBe(1);
+    expect(several.stderr).toBe('error: RATE_LIMIT_KEY_PER_DAY must be a positive integer, got "0"\n');
+    const zone = await runCli(serveArgs(), { ...storage.env, TZ_NAME: 'Mars/Olympus' });
+    expect(zone.stderr).toBe('error: TZ_NAME is not a known time zone, got "Mars/Olympus"\n');
+    await expectNothingCreated();
+  });
+});
+
+describe.runIf(testStorage() === 'pglite')('DATA_DIR is never created silently', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'invoicing-start-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+  let stop: (() => Promise<number | null>) | null = null;
+  afterEach(async () => {
+    await stop?.();
+    stop = null;
+  });
+
+  it('a mistyped path (its parent does not exist) is refused', async () => {
+    const dataDir = join(dir, 'srv', 'invocing', 'data');
+    const result = await runCli(['serve'], { DATA_DIR: dataDir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^error: DATA_DIR .* does not exist, nor does its parent .*: is DATA_DIR mistyped\?/,
+    );
+    expect(existsSync(join(dir, 'srv'))).toBe(false);
+  });
+
+  it('a directory holding other files is refused and left as it was', async () => {
+    const dataDir = join(dir, 'home');
+    await mkdir(dataDir);
+    await writeFile(join(dataDir, 'notes.txt'), 'not a database');
+    const result = await runCli(['serve'], { DATA_DIR: dataDir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/holds other files but no embedded database: refusing to create one there/);
+    expect(readdirSync(dataDir)).toEqual(['notes.txt']);
+  });
+
+  it('a command that only reads never creates one; one that writes creates it and says so', async () => {
+    const dataDir = join(dir, 'fresh-for-commands');
+    const read = await runCli(['companies', 'list'], { DATA_DIR: dataDir });
+    expect(read.code).toBe(1);
+    expect(read.stderr).toMatch(
+      /^error: there is no embedded database in .*fresh-for-commands \(DATA_DIR does not exist\)/,
+    );
+    expect(existsSync(dataDir)).toBe(false);
+
+    const write = await runCli(['companies', 'create', '--name', 'Primeira', '--json'], {
+      DATA_DIR: dataDir,
+    });
+    expect(write.code).toBe(0);
+    expect(JSON.parse(write.stdout)).toMatchObject({ id: 1, name: 'Primeira' });
+    expect(write.stderr).toContain(
+      `!!! DATA_DIR ${dataDir} did not exist: created it with a NEW, EMPTY embedded database`,
+    );
+    const again = await runCli(['companies', 'list', '--json'], { DATA_DIR: dataDir });
+    expect(again.stderr).toBe('');
+    expect(JSON.parse(again.stdout).companies).toHaveLength(1);
+  });
+
+  it('the first start of a new DATA_DIR creates it loudly; later starts reuse it quietly', async () => {
+    const dataDir = join(dir, 'data');
+    const first = await startServe({ DATA_DIR: dataDir });
+    stop = first.stop;
+    expect(first.ready).toMatchObject({ data_dir_created: true, demo: { company: { id: 1 } } });
+    expect(first.stderr()).toContain(
+      `!!! DATA_DIR ${dataDir} did not exist: created it with a NEW, EMPTY embedded database`,
+    );
+    expect(await first.stop()).toBe(0);
+
+    const later = await startServe({ DATA_DIR: dataDir });
+    stop = later.stop;
+    expect(later.ready).toMatchObject({ data_dir_created: false, demo: null });
+    expect(later.stderr()).not.toContain('!!!');
+  });
+});

@@ -1,0 +1,132 @@
+// Every variable of the README's configuration table is read through the one schema of
+// src/config.ts, and a bad value of any of them stops the start with a message naming it.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, ENV_NAMES, loadConfig } from '../../src/config.js';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** The variables of the README's configuration table (rows like "| `PORT` | `3000` | ..."). */
+function readmeVariables(): string[] {
+  const section = README.slice(
+    README.indexOf('## Configuration'),
+    README.indexOf('\n## ', README.indexOf('## Configuration') + 5),
+  );
+  return [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1] as string);
+}
+
+/** A value each variable must refuse (null: any non-empty text is a valid value). */
+const BAD_VALUES: Record<string, string | null> = {
+  PORT: '70000',
+  HOST: 'my host',
+  DATABASE_URL: 'mysql://user:pw@db/invoicing',
+  DATA_DIR: null,
+  REDIS_URL: 'memcached://cache:11211',
+  DOCS_URL: 'ftp://docs.example',
+  TZ_NAME: 'Africa/Atlantis',
+  LOG_LEVEL: 'verbose',
+  LOG_FORMAT: 'xml',
+  TRUST_PROXY: '10.0.0.0/99',
+  BODY_LIMIT_BYTES: '1mb',
+  IDEMPOTENCY_LOCK_TIMEOUT_SECONDS: '0',
+  RATE_LIMIT_KEY_PER_MINUTE: '-1',
+  RATE_LIMIT_KEY_WRITES_PER_MINUTE: '2.5',
+  RATE_LIMIT_KEY_PER_DAY: 'lots',
+  RATE_LIMIT_COMPANY_PER_MINUTE: '1e3',
+  RATE_LIMIT_IP_PER_MINUTE: 'thirty',
+  OPS_PORT: '-1',
+  OPS_HOST: 'not a host',
+};
+
+function refusal(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+}
+
+describe('configuration', () => {
+  it('the README documents exactly the variables the schema reads', () => {
+    expect(readmeVariables().sort()).toEqual([...ENV_NAMES].sort());
+    expect(Object.keys(BAD_VALUES).sort()).toEqual([...ENV_NAMES].sort());
+  });
+
+  it('defaults: nothing set gives the documented values', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      dataDir: './data',
+      timeZone: 'Africa/Maputo',
+      logLevel: 'info',
+      logFormat: 'auto',
+      trustProxy: false,
+      bodyLimit: 1048576,
+      idempotencyLockTimeoutSeconds: 60,
+      opsPort: undefined,
+      opsHost: '127.0.0.1',
+      rateLimits: {
+        keyPerMinute: 60,
+        keyWritesPerMinute: 10,
+        keyPerDay: 5000,
+        companyPerMinute: 120,
+        ipPerMinute: 30,
+      },
+    });
+    // An empty variable counts as unset.
+    expect(loadConfig({ PORT: '', LOG_LEVEL: '' })).toMatchObject({ port: 3000, logLevel: 'info' });
+  });
+
+  it.each(Object.entries(BAD_VALUES).filter(([, bad]) => bad !== null))('refuses a bad %s', (name, bad) => {
+    const message = refusal({ [name]: bad as string });
+    expect(message).toMatch(new RegExp(`^${name} `));
+    if (name.endsWith('_URL') && name !== 'DOCS_URL') {
+      expect(message).not.toContain('pw@'); // a URL may hold a password: never echoed
+    } else {
+      expect(message).toContain(`"${bad}"`);
+    }
+  });
+
+  it('says exactly what is wrong, every problem at once', () => {
+    expect(refusal({ LOG_LEVEL: 'verbose' })).toBe(
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
+    );
+    expect(refusal({ PORT: 'abc', LOG_LEVEL: 'loud' })).toBe(
+      'PORT must be an integer from 0 to 65535, got "abc"; LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+    );
+    expect(refusal({ PORT: '3000', OPS_PORT: '3000' })).toBe('OPS_PORT must differ from PORT, both are 3000');
+  });
+
+  it('takes every valid form', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgresql://app@db.internal:5432/invoicing',
+      REDIS_URL: 'rediss://cache.internal:6380',
+      DOCS_URL: 'https://docs.example/partner/',
+      TZ_NAME: 'UTC',
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+      TRUST_PROXY: '10.0.0.0/8, loopback,::1',
+      BODY_LIMIT_BYTES: '2048',
+      OPS_PORT: '9464',
+      OPS_HOST: '::1',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      docsUrl: 'https://docs.example/partner',
+      trustProxy: '10.0.0.0/8,loopback,::1',
+      bodyLimit: 2048,
+      opsPort: 9464,
+      opsHost: '::1',
+    });
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '192.168.0.0/255.255.0.0' }).trustProxy).toBe('192.168.0.0/255.255.0.0');
+  });
+});

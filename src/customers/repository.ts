@@ -66,7 +66,7 @@ export async function listCustomers(
     conditions.push(gte(customers.updatedAt, instantOf(query.updated_since, timeZone)));
   const where = conditions.length > 0 ? and(...conditions) : undefined;
   const visible = visibleCustomers(db, companyId);
-  const orderBy = orderByOf(
+  const order = orderByOf(
     query,
     { name: customers.name, created_at: customers.createdAt, updated_at: customers.updatedAt },
     customers.id,
@@ -75,13 +75,14 @@ export async function listCustomers(
 
   return paginate(context, page, {
     list: { resource: 'customers', filters: { s: query.search, t: query.type, u: query.updated_since } },
-    rows: async (limit, offset) => {
+    order,
+    rows: async (limit, offset, after) => {
       const rows = await db
         .with(visible)
         .select()
         .from(visible)
-        .where(where)
-        .orderBy(...orderBy)
+        .where(after ? and(where, after) : where)
+        .orderBy(...order.orderBy)
         .limit(limit)
         .offset(offset);
       return rows.map((row) => toCustomerResource(row, timeZone));

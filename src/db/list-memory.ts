@@ -31,11 +31,17 @@ export interface ListMemoryStats {
 
 export interface ListMemory {
   readonly totals: BoundedMap<{ version: string; total: number }>;
+  /** Where a page ended: the id of its last row, at a version. */
+  readonly cursors: BoundedMap<{ version: string; lastId: number }>;
   readonly stats: ListMemoryStats;
 }
 
 export function createListMemory(max = MAX_ENTRIES): ListMemory {
-  return { totals: new BoundedMap(max), stats: { totalHits: 0, totalMisses: 0 } };
+  return {
+    totals: new BoundedMap(max),
+    cursors: new BoundedMap(max),
+    stats: { totalHits: 0, totalMisses: 0 },
+  };
 }
 
 /** The version a company's lists are read at: its own counter plus the global customers'. */

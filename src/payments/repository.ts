@@ -79,7 +79,7 @@ export async function listPayments(
   if (query.date_from) conditions.push(gte(payments.paymentDate, query.date_from));
   if (query.date_to) conditions.push(lte(payments.paymentDate, query.date_to));
   const where = and(...conditions);
-  const orderBy = orderByOf(
+  const order = orderByOf(
     query,
     {
       payment_date: payments.paymentDate,
@@ -94,10 +94,11 @@ export async function listPayments(
   const { invoice_id, date_from, date_to } = query;
   return paginate(context, page, {
     list: { resource: 'payments', filters: { invoice_id, date_from, date_to } },
-    rows: async (limit, offset) => {
+    order,
+    rows: async (limit, offset, after) => {
       const rows = await selectReceipts(db)
-        .where(where)
-        .orderBy(...orderBy)
+        .where(after ? and(where, after) : where)
+        .orderBy(...order.orderBy)
         .limit(limit)
         .offset(offset);
       return rows.map((row) => toPaymentResource(row, timeZone));

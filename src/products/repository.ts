@@ -110,7 +110,7 @@ export async function listProducts(
   if (query.is_for_sale) conditions.push(eq(products.isForSale, query.is_for_sale === 'true'));
   if (query.updated_since) conditions.push(gte(products.updatedAt, instantOf(query.updated_since, timeZone)));
   const where = and(...conditions);
-  const orderBy = orderByOf(
+  const order = orderByOf(
     query,
     {
       name: products.name,
@@ -128,12 +128,13 @@ export async function listProducts(
       resource: 'products',
       filters: { s: query.search, t: query.type, f: query.is_for_sale, u: query.updated_since },
     },
-    rows: async (limit, offset) =>
+    order,
+    rows: async (limit, offset, after) =>
       withCategories(
         context,
         await selectProducts(db, companyId)
-          .where(where)
-          .orderBy(...orderBy)
+          .where(after ? and(where, after) : where)
+          .orderBy(...order.orderBy)
           .limit(limit)
           .offset(offset),
       ),

@@ -2,8 +2,8 @@
 // conditions, and `paginate`, the one skeleton that turns a page request into the page's rows and
 // the pagination object. The query-string half (schema, defaults, hints) is src/http/list-query.ts.
 import { asc, type Column, desc, getTableName, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
-import type { RequestContext } from '../context.js';
-import { exactTotal, readDataVersion } from './list-memory.js';
+import type { Database } from './client.js';
+import { exactTotal, type ListMemory, readDataVersion } from './list-memory.js';
 
 export type SortOrder = 'asc' | 'desc';
 
@@ -46,7 +46,7 @@ export interface ListSource<T extends { id: number }> {
  * Both are used only at the version they were read at; a write anywhere in the company moves it.
  */
 export async function paginate<T extends { id: number }>(
-  context: RequestContext,
+  context: { db: Database; companyId: number; lists?: ListMemory | undefined },
   page: PageRequest,
   source: ListSource<T>,
 ): Promise<Page<T>> {

@@ -36,6 +36,9 @@ const BAD_VALUES: Record<string, string | null> = {
   RATE_LIMIT_IP_PER_MINUTE: 'thirty',
   OPS_PORT: '-1',
   OPS_HOST: 'not a host',
+  WEBHOOK_RETRY_SCHEDULE: '5 seconds',
+  WEBHOOK_ALLOW_HTTP: 'yes',
+  WEBHOOK_ALLOW_PRIVATE: 'maybe',
 };
 
 function refusal(env: Record<string, string>): string {

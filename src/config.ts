@@ -9,6 +9,25 @@ export interface RateLimitConfig {
   ipPerMinute: number;
 }
 
+/** Every wait on the database is bounded (PostgreSQL; PGlite is one process and has no pool). */
+export interface DatabaseTimeouts {
+  /** `statement_timeout`: longest a single statement may run. */
+  statementTimeoutMs: number;
+  /** `lock_timeout`: longest a statement waits for a lock (a row another transaction holds). */
+  lockTimeoutMs: number;
+  /** `idle_in_transaction_session_timeout`: the server ends a transaction whose client went quiet. */
+  idleInTransactionTimeoutMs: number;
+  /** Longest a request waits for a free connection of the pool (then a 503). */
+  poolAcquireTimeoutMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  statementTimeoutMs: 30_000,
+  lockTimeoutMs: 5_000,
+  idleInTransactionTimeoutMs: 30_000,
+  poolAcquireTimeoutMs: 5_000,
+};
+
 export interface Config {
   port: number;
   host: string;
@@ -26,6 +45,7 @@ export interface Config {
   /** Seconds after which an in-flight idempotency record whose holder died may be taken over. */
   idempotencyLockTimeoutSeconds: number;
   rateLimits: RateLimitConfig;
+  databaseTimeouts: DatabaseTimeouts;
 }
 
 export class ConfigError extends Error {}
@@ -97,6 +117,24 @@ export function loadConfig(env: Env = process.env): Config {
       keyPerDay: positiveInt(env, 'RATE_LIMIT_KEY_PER_DAY', 5000),
       companyPerMinute: positiveInt(env, 'RATE_LIMIT_COMPANY_PER_MINUTE', 120),
       ipPerMinute: positiveInt(env, 'RATE_LIMIT_IP_PER_MINUTE', 30),
+    },
+    databaseTimeouts: {
+      statementTimeoutMs: positiveInt(
+        env,
+        'DB_STATEMENT_TIMEOUT_MS',
+        DEFAULT_DATABASE_TIMEOUTS.statementTimeoutMs,
+      ),
+      lockTimeoutMs: positiveInt(env, 'DB_LOCK_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.lockTimeoutMs),
+      idleInTransactionTimeoutMs: positiveInt(
+        env,
+        'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS',
+        DEFAULT_DATABASE_TIMEOUTS.idleInTransactionTimeoutMs,
+      ),
+      poolAcquireTimeoutMs: positiveInt(
+        env,
+        'DB_POOL_ACQUIRE_TIMEOUT_MS',
+        DEFAULT_DATABASE_TIMEOUTS.poolAcquireTimeoutMs,
+      ),
     },
   };
 }

@@ -13,7 +13,7 @@ import { registerErrorHandler } from './http/error-handler.js';
 import { pruneExpiredKeys } from './http/idempotency.js';
 import { installPipeline } from './http/pipeline.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
-import { bodyAjv, queryAjv } from './http/validation.js';
+import { compileValidator } from './http/validation.js';
 import { invoiceRoutes } from './invoices/routes.js';
 import { registerOpenApi } from './openapi.js';
 import { paymentRoutes } from './payments/routes.js';
@@ -64,9 +64,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     if (!options.database) await database.close();
   });
 
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
-  );
+  app.setValidatorCompiler(compileValidator);
   // Step 2 of the order of checks: every response, success or error, of any route (also the
   // framework's 404) carries the request id. Steps 3 to 10 are src/http/pipeline.ts.
   app.addHook('onRequest', async (request, reply) => {

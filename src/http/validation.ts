@@ -57,7 +57,7 @@ export function bodyTextProblems(body: unknown): FieldErrors {
       const problem = textProblem(value);
       if (problem) addFieldError(errors, path.length > 0 ? path.join('.') : 'body', problem);
     } else if (Array.isArray(value)) {
-      value.forEach((item, index) => visit(item, [...path, String(index)]));
+      for (const [index, item] of value.entries()) visit(item, [...path, String(index)]);
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Object.entries(value)) visit(item, [...path, key]);
     }

@@ -1,6 +1,5 @@
 // Opens the one database the service uses: PostgreSQL through a pool when a URL is given,
 // otherwise the embedded PGlite persisted in a directory (or in memory, for tests).
-import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
@@ -8,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from '../config.js';
+import { createPrivateDir, restrictDataDir } from './data-dir.js';
 import * as schema from './schema.js';
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -56,9 +56,11 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
       close: () => pool.end(),
     };
   }
-  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
+  if (target.dataDir) createPrivateDir(target.dataDir);
   const client = target.dataDir ? new PGlite(target.dataDir) : new PGlite();
   await client.waitReady;
+  // PGlite unpacks a new database with files open to everyone: private, like the rest.
+  if (target.dataDir) restrictDataDir(target.dataDir);
   const db = drizzlePglite({ client, schema }) as unknown as Database;
   return {
     db,

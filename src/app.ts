@@ -11,6 +11,7 @@ import { runMigrations } from './db/migrate.js';
 import { storageTargetOf } from './db/target.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { pruneExpiredKeys } from './http/idempotency.js';
+import { decodableUrl, MAX_PARAM_LENGTH } from './http/path-id.js';
 import { installPipeline } from './http/pipeline.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { compileValidator } from './http/validation.js';
@@ -50,7 +51,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     bodyLimit: config.bodyLimit,
     exposeHeadRoutes: false,
-    routerOptions: { ignoreTrailingSlash: false },
+    // A malformed or very long path id is the path-id step's 404, not the router's 400 or 414.
+    rewriteUrl: (request) => decodableUrl(request.url ?? '/'),
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database = options.database ?? (await openDatabase(storageTargetOf(config)));

@@ -55,9 +55,22 @@ function sendStored(reply: FastifyReply, status: number, text: string): FastifyR
     .send(text);
 }
 
+/**
+ * The stored answer again. A success is sent byte for byte as stored; a stored error carries this
+ * request's id in its `request_id`, which must equal this response's X-Request-Id.
+ */
 function replay(reply: FastifyReply, record: IdempotencyRecord): FastifyReply {
   reply.header('Idempotency-Replay', 'true');
-  return sendStored(reply, record.responseStatus ?? 200, record.responseBody ?? '');
+  const status = record.responseStatus ?? 200;
+  const text = record.responseBody ?? '';
+  return sendStored(reply, status, status >= 400 ? withRequestId(text, String(reply.request.id)) : text);
+}
+
+function withRequestId(text: string, requestId: string): string {
+  const envelope = JSON.parse(text) as { error?: { request_id?: string } };
+  if (!envelope.error) return text;
+  envelope.error.request_id = requestId;
+  return JSON.stringify(envelope);
 }
 
 type FoundRecord = IdempotencyRecord & { expired: boolean; stale: boolean };

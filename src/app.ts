@@ -9,7 +9,7 @@ import { customerRoutes } from './customers/routes.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { storageTargetOf } from './db/target.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { answerClientError, registerErrorHandler } from './http/error-handler.js';
 import { pruneExpiredKeys } from './http/idempotency.js';
 import { decodableUrl, MAX_PARAM_LENGTH } from './http/path-id.js';
 import { installPipeline } from './http/pipeline.js';
@@ -39,13 +39,18 @@ export type App = FastifyInstance;
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
+  const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers["idempotency-key"]'], remove: true },
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
-    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    genReqId: newRequestId,
+    // An unreadable request (431 headers too large, ...) also closes its keep-alive connection.
+    clientErrorHandler(error, socket) {
+      answerClientError.call(this as unknown as FastifyInstance, error, socket, newRequestId());
+    },
     requestIdHeader: false,
     // Fastify accepts a hop count too, though its types omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],

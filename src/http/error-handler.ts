@@ -4,6 +4,8 @@
 // Retry-After; anything else -> the framework's generic 500, logged, with nothing of its internals.
 // Logs name the failure (and the SQL text) but never a query's parameters: they are the caller's
 // data, and logging them would let any key holder write whatever it likes into the error log.
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseBusyReason } from '../db/client.js';
 import { ApiError, envelopeOf } from '../errors.js';
@@ -101,4 +103,34 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (status === 500) request.log.error({ err: loggableError(error) }, 'internal error');
     return sendGeneric(reply, status);
   });
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: 'Exceeded maximum allowed HTTP header size' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'Client Timeout' },
+};
+
+/**
+ * A request the HTTP parser could not read (headers too large, a broken request line, too slow):
+ * the framework's generic answer, written straight to the socket as there is no request, with
+ * `Connection: close` because the connection is closed right after it. Without it a keep-alive
+ * client would send its next request on this connection and get ECONNRESET.
+ */
+export function answerClientError(
+  this: FastifyInstance,
+  error: Error & { code?: string },
+  socket: Socket,
+  requestId: string,
+): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, message } = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, message: 'Client Error' };
+  const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status], message });
+  this.log.debug({ err: loggableError(error), reqId: requestId }, `client error ${status}`);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nX-Request-Id: ${requestId}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -4,7 +4,7 @@
 import { Writable } from 'node:stream';
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, buildApp } from '../../src/app.js';
+import { API_PREFIX, type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { customers, idempotencyKeys, invoices, products } from '../../src/db/schema.js';
 import {
@@ -228,6 +228,27 @@ describe(`hostile inputs answer 422 and change nothing (${testStorage()})`, () =
     expect(error.message).toContain(`"${c.parameter}"`);
     expect(error.request_id).toBe(res.headers['x-request-id']);
     expectQuietLog(logFrom);
+  });
+
+  it('body: bytes that are not UTF-8 -> 422 validation_failed on the body, nothing stored as U+FFFD', async () => {
+    const before = await snapshot();
+    for (const bytes of [[0xed, 0xa0, 0x80], [0xff], [0xc0, 0x80]]) {
+      const payload = Buffer.concat([Buffer.from('{"name":"Jo'), Buffer.from(bytes), Buffer.from('ao"}')]);
+      const res = await app.inject({
+        method: 'POST',
+        url: `${API_PREFIX}/customers`,
+        headers: {
+          authorization: `Bearer ${tenant.key}`,
+          'content-type': 'application/json',
+          'idempotency-key': newIdempotencyKey('hostile'),
+        },
+        payload,
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().error.code).toBe('validation_failed');
+      expect(Object.keys(res.json().error.errors)).toEqual(['body']);
+    }
+    expect(await snapshot()).toEqual(before);
   });
 
   it('still takes what is valid near those edges', async () => {

@@ -225,7 +225,7 @@ const queryString = fc
 
 const pathId = (fixtureId: number) =>
   fc.oneof(
-    { weight: 3, arbitrary: fc.constant(String(fixtureId)) },
+    { weight: 8, arbitrary: fc.constant(String(fixtureId)) },
     { weight: 2, arbitrary: fc.integer().map(String) },
     { weight: 2, arbitrary: specialText.map(encode) },
     { weight: 2, arbitrary: anyText.map(encode) },

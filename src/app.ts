@@ -10,11 +10,12 @@ import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { createListMemory } from './db/list-memory.js';
 import { runMigrations } from './db/migrate.js';
 import { storageTargetOf } from './db/target.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { answerClientError, registerErrorHandler } from './http/error-handler.js';
 import { pruneExpiredKeys } from './http/idempotency.js';
+import { decodableUrl, MAX_PARAM_LENGTH } from './http/path-id.js';
 import { installPipeline } from './http/pipeline.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
-import { bodyAjv, queryAjv } from './http/validation.js';
+import { compileValidator } from './http/validation.js';
 import { invoiceRoutes } from './invoices/routes.js';
 import { createKeyCache } from './keys/key-cache.js';
 import { registerOpenApi } from './openapi.js';
@@ -42,17 +43,24 @@ export type App = FastifyInstance;
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
+  const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config, options.logStream),
     // One log line per request, written by src/ops/request-hooks.ts (Fastify's own are two).
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    genReqId: newRequestId,
+    // An unreadable request (431 headers too large, ...) also closes its keep-alive connection.
+    clientErrorHandler(error, socket) {
+      answerClientError.call(this as unknown as FastifyInstance, error, socket, newRequestId());
+    },
     requestIdHeader: false,
     // Fastify accepts a hop count too, though its types omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     bodyLimit: config.bodyLimit,
     exposeHeadRoutes: false,
-    routerOptions: { ignoreTrailingSlash: false },
+    // A malformed or very long path id is the path-id step's 404, not the router's 400 or 414.
+    rewriteUrl: (request) => decodableUrl(request.url ?? '/'),
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database = options.database ?? (await openDatabase(storageTargetOf(config)));
@@ -71,9 +79,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     if (!options.database) await database.close();
   });
 
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
-  );
+  app.setValidatorCompiler(compileValidator);
   // Step 2 of the order of checks: every response, success or error, of any route (also the
   // framework's 404) carries the request id. Steps 3 to 10 are src/http/pipeline.ts.
   app.addHook('onRequest', async (request, reply) => {

@@ -18,6 +18,24 @@ export interface RateLimitConfig {
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+/** Every wait on the database is bounded (PostgreSQL; PGlite is one process and has no pool). */
+export interface DatabaseTimeouts {
+  /** `statement_timeout`: longest a single statement may run. */
+  statementTimeoutMs: number;
+  /** `lock_timeout`: longest a statement waits for a lock (a row another transaction holds). */
+  lockTimeoutMs: number;
+  /** `idle_in_transaction_session_timeout`: the server ends a transaction whose client went quiet. */
+  idleInTransactionTimeoutMs: number;
+  /** Longest a request waits for a free connection of the pool (then a 503). */
+  poolAcquireTimeoutMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  statementTimeoutMs: 30_000,
+  lockTimeoutMs: 5_000,
+  idleInTransactionTimeoutMs: 30_000,
+  poolAcquireTimeoutMs: 5_000,
+};
 
 export interface Config {
   port: number;
@@ -42,6 +60,7 @@ export interface Config {
   opsPort: number | undefined;
   opsHost: string;
   webhooks: WebhookConfig;
+  databaseTimeouts: DatabaseTimeouts;
 }
 
 export interface WebhookConfig {
@@ -108,6 +127,10 @@ export const ENV_SCHEMA = Type.Object({
   RATE_LIMIT_KEY_PER_DAY: positive(5000),
   RATE_LIMIT_COMPANY_PER_MINUTE: positive(120),
   RATE_LIMIT_IP_PER_MINUTE: positive(30),
+  DB_STATEMENT_TIMEOUT_MS: positive(DEFAULT_DATABASE_TIMEOUTS.statementTimeoutMs),
+  DB_LOCK_TIMEOUT_MS: positive(DEFAULT_DATABASE_TIMEOUTS.lockTimeoutMs),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positive(DEFAULT_DATABASE_TIMEOUTS.idleInTransactionTimeoutMs),
+  DB_POOL_ACQUIRE_TIMEOUT_MS: positive(DEFAULT_DATABASE_TIMEOUTS.poolAcquireTimeoutMs),
   OPS_PORT: Type.Optional(port({})),
   OPS_HOST: host('127.0.0.1'),
   WEBHOOK_RETRY_SCHEDULE: text(
@@ -271,6 +294,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     opsPort: values.OPS_PORT,
     opsHost: values.OPS_HOST,
+    databaseTimeouts: {
+      statementTimeoutMs: values.DB_STATEMENT_TIMEOUT_MS,
+      lockTimeoutMs: values.DB_LOCK_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: values.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      poolAcquireTimeoutMs: values.DB_POOL_ACQUIRE_TIMEOUT_MS,
+    },
     webhooks: {
       retrySchedule: retryScheduleOf(values.WEBHOOK_RETRY_SCHEDULE) ?? [],
       allowHttp: ['true', '1'].includes(values.WEBHOOK_ALLOW_HTTP),

@@ -2,9 +2,12 @@
 // CLI command when no server runs) first takes this lock: a file in DATA_DIR holding the owner's
 // pid. A lock whose pid is dead (or is our own pid, left by an earlier life of this container) is
 // stale and taken over.
+// Whoever takes the lock also makes the directory private (src/db/data-dir.ts), also an existing
+// one with loose modes.
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { createPrivateDir, restrictDataDir } from '../db/data-dir.js';
 
 export type LockRole = 'serve' | 'cli';
 
@@ -71,7 +74,7 @@ function isLive(owner: LockOwner | null): owner is LockOwner {
 
 /** One attempt, never waits. The lock file appears atomically with its content (write + hard link). */
 export function tryAcquireLock(dataDir: string, role: LockRole): LockAttempt {
-  mkdirSync(dataDir, { recursive: true });
+  createPrivateDir(dataDir);
   const path = lockPath(dataDir);
   const mine: LockOwner = { pid: process.pid, role, started_at: new Date().toISOString() };
   const content = JSON.stringify(mine);
@@ -81,7 +84,10 @@ export function tryAcquireLock(dataDir: string, role: LockRole): LockAttempt {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         linkSync(temporary, path);
-        return { acquired: true, lock: heldLock(path, content) };
+        const lock = heldLock(path, content);
+        // Ours now: what is already there becomes private too.
+        restrictDataDir(dataDir);
+        return { acquired: true, lock };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }

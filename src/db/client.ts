@@ -1,6 +1,5 @@
 // Opens the one database the service uses: PostgreSQL through a pool when a URL is given,
 // otherwise the embedded PGlite persisted in a directory (or in memory, for tests).
-import { mkdirSync } from 'node:fs';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { type SQL, sql } from 'drizzle-orm';
@@ -8,12 +7,14 @@ import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from '../config.js';
+import { createPrivateDir, restrictDataDir } from './data-dir.js';
 import * as schema from './schema.js';
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 export type StorageTarget =
-  | { kind: 'postgres'; url: string; poolSize?: number }
+  | { kind: 'postgres'; url: string; poolSize?: number; timeouts?: DatabaseTimeouts }
   | { kind: 'pglite'; dataDir: string | null /* null: in memory */ };
 
 export interface DatabaseHandle {
@@ -40,7 +41,18 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
 
 export async function openDatabase(target: StorageTarget): Promise<DatabaseHandle> {
   if (target.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? 10 });
+    const timeouts = target.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
+    // Every wait is bounded: a statement, a lock (a row held by a frozen or slow instance), a
+    // transaction whose client stopped talking (ended by the server, which frees its locks), and
+    // the wait for a free connection of this pool.
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: target.poolSize ?? 10,
+      statement_timeout: timeouts.statementTimeoutMs,
+      lock_timeout: timeouts.lockTimeoutMs,
+      idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
+      connectionTimeoutMillis: timeouts.poolAcquireTimeoutMs,
+    });
     // A broken idle connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const db = drizzleNodePg({ client: pool, schema }) as unknown as Database;
@@ -54,9 +66,11 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
       close: () => pool.end(),
     };
   }
-  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
+  if (target.dataDir) createPrivateDir(target.dataDir);
   const client = new PGlite({ ...PGLITE_OPTIONS, ...(target.dataDir ? { dataDir: target.dataDir } : {}) });
   await client.waitReady;
+  // PGlite unpacks a new database with files open to everyone: private, like the rest.
+  if (target.dataDir) restrictDataDir(target.dataDir);
   const db = drizzlePglite({ client, schema }) as unknown as Database;
   return {
     db,
@@ -111,6 +125,28 @@ function listenOnPostgres(url: string, channel: string, onNotify: () => void): (
     clearTimeout(retry);
     await current?.end().catch(() => {});
   };
+}
+
+/** Why the database could not serve a request in time, or null for any other failure. */
+export type DatabaseBusy = 'lock_timeout' | 'statement_timeout' | 'pool_timeout' | 'transaction_ended';
+
+const BUSY_CODES: Record<string, DatabaseBusy> = {
+  '55P03': 'lock_timeout', // lock_not_available: lock_timeout or NOWAIT
+  '57014': 'statement_timeout', // query_canceled
+  '25P03': 'transaction_ended', // idle_in_transaction_session_timeout
+};
+
+/** Walks the cause chain (drizzle wraps driver errors) looking for a bounded wait that expired. */
+export function databaseBusyReason(error: unknown): DatabaseBusy | null {
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
+    const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
+    const reason = typeof candidate.code === 'string' ? BUSY_CODES[candidate.code] : undefined;
+    if (reason) return reason;
+    // node-postgres's pool gives a plain Error when no connection frees up in time.
+    if (candidate.message === 'timeout exceeded when trying to connect') return 'pool_timeout';
+    current = candidate.cause;
+  }
+  return null;
 }
 
 /** Rows of a raw `db.execute(sql...)`, whichever driver answered. */

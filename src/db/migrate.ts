@@ -20,11 +20,19 @@ export async function runMigrations(handle: DatabaseHandle): Promise<void> {
   }
   const client = await handle.pool.connect();
   try {
-    await client.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+    // The pool's request timeouts (src/db/client.ts) are not for migrations: waiting for another
+    // instance's turn, or building an index on a large table, may take longer. RESET below gives
+    // the connection its own settings back before it returns to the pool.
+    await client.query('set statement_timeout = 0; set lock_timeout = 0');
     try {
-      await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder });
+      await client.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+      try {
+        await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder });
+      } finally {
+        await client.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]);
+      }
     } finally {
-      await client.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]);
+      await client.query('reset statement_timeout; reset lock_timeout');
     }
   } finally {
     client.release();

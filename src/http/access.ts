@@ -22,6 +22,9 @@ function presentedKey(request: FastifyRequest): string | null {
 export async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { db, config, rateLimiter, keyCache, listMemory } = request.server;
   const key = presentedKey(request);
+  // An IP already past its per-IP limit is judged by it before any lookup (src/http/rate-limit.ts).
+  const limitedFirst = rateLimiter.limitsBeforeLookup(request.ip, key);
+  if (limitedFirst) await rateLimiter.consumeAnonymous(request.ip);
   const found = key ? await keyCache.find(key) : null;
   const refusal = !found
     ? 'invalid_api_key'
@@ -31,9 +34,10 @@ export async function authenticate(request: FastifyRequest, reply: FastifyReply)
         ? 'api_key_expired'
         : null;
   if (!found || refusal) {
-    await rateLimiter.consumeAnonymous(request.ip);
+    if (!limitedFirst) await rateLimiter.consumeAnonymous(request.ip);
     throw new ApiError(refusal ?? 'invalid_api_key');
   }
+  if (key) rateLimiter.rememberValidKey(key);
   const { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes } = found;
   request.caller = { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes };
   request.requestContext = { db, companyId, timeZone: config.timeZone, lists: listMemory };

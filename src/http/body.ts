@@ -4,10 +4,23 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 
+// Bytes that are not UTF-8 are refused rather than read as U+FFFD (what a lossy decoding would
+// store in their place, silently). The BOM, if any, stays in the text, as JSON does not allow it.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      request.rawBody = bytes.toString('utf8');
+      request.bodyProblem = 'O corpo não é texto UTF-8 válido.';
+      done(null, undefined);
+      return;
+    }
     request.rawBody = text;
     try {
       done(null, JSON.parse(text));

@@ -1,7 +1,13 @@
 // Turns every failure into the contract's answer: ApiError -> envelope; schema failures ->
-// validation_failed / invalid_query_parameter; unreadable bodies -> validation_failed;
-// anything else -> the framework's generic 500, logged, with nothing of its internals.
+// validation_failed / invalid_query_parameter; unreadable bodies -> validation_failed; a bounded
+// database wait that expired (lock, statement, pool) -> the framework's generic 503 with
+// Retry-After; anything else -> the framework's generic 500, logged, with nothing of its internals.
+// Logs name the failure (and the SQL text) but never a query's parameters: they are the caller's
+// data, and logging them would let any key holder write whatever it likes into the error log.
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { databaseBusyReason } from '../db/client.js';
 import { ApiError, envelopeOf } from '../errors.js';
 import { bodyValidationError, queryValidationError } from './validation.js';
 
@@ -32,22 +38,99 @@ export function sendApiError(reply: FastifyReply, request: FastifyRequest, error
     .send(envelopeOf(error, docsUrl, String(request.id)));
 }
 
+const MAX_LOGGED_TEXT = 500;
+/** Seconds a client is asked to wait after a 503 (the database was busy past a bounded wait). */
+const BUSY_RETRY_AFTER_SECONDS = '2';
+
+function clip(text: unknown): string | undefined {
+  if (text === undefined || text === null) return undefined;
+  const value = String(text);
+  return value.length > MAX_LOGGED_TEXT ? `${value.slice(0, MAX_LOGGED_TEXT)}...` : value;
+}
+
+/**
+ * What a log line says about a failure: its type, code, message and stack, and for a failed
+ * query its SQL text and the driver's error, without the query's parameters (drizzle puts them
+ * in its message; they are left out here).
+ */
+export function loggableError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { message: clip(error) };
+  const failed = error as Error & { query?: unknown; params?: unknown; code?: unknown; cause?: unknown };
+  if (typeof failed.query === 'string' && Array.isArray(failed.params)) {
+    return {
+      type: error.name,
+      query: clip(failed.query),
+      cause: failed.cause === undefined ? undefined : loggableError(failed.cause),
+    };
+  }
+  return {
+    type: error.name,
+    code: failed.code,
+    message: clip(error.message),
+    stack: error.stack,
+    cause: failed.cause === undefined ? undefined : loggableError(failed.cause),
+  };
+}
+
+function sendGeneric(reply: FastifyReply, status: number): FastifyReply {
+  const text: Record<number, string> = {
+    500: 'Internal Server Error',
+    503: 'Service Unavailable',
+  };
+  // The framework's own generic shape, never the error's message or stack.
+  const body = {
+    statusCode: status,
+    error: text[status] ?? 'Bad Request',
+    message: text[status] ?? 'Bad Request',
+  };
+  return reply.code(status).serializer(JSON.stringify).type('application/json; charset=utf-8').send(body);
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
     if (apiError) {
-      if (apiError.statusCode >= 500) request.log.error({ err: error }, 'api error');
+      if (apiError.statusCode >= 500) request.log.error({ err: loggableError(error) }, 'api error');
       return sendApiError(reply, request, apiError, app.config.docsUrl);
+    }
+    const busy = databaseBusyReason(error);
+    if (busy) {
+      request.log.warn({ reason: busy, err: loggableError(error) }, 'database busy: bounded wait expired');
+      return sendGeneric(reply.header('Retry-After', BUSY_RETRY_AFTER_SECONDS), 503);
     }
     const status =
       error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    if (status === 500) request.log.error({ err: error }, 'internal error');
-    // The framework's own generic shape, never the error's message or stack.
-    const body = {
-      statusCode: status,
-      error: status === 500 ? 'Internal Server Error' : 'Bad Request',
-      message: status === 500 ? 'Internal Server Error' : 'Bad Request',
-    };
-    return reply.code(status).serializer(JSON.stringify).type('application/json; charset=utf-8').send(body);
+    if (status === 500) request.log.error({ err: loggableError(error) }, 'internal error');
+    return sendGeneric(reply, status);
   });
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: 'Exceeded maximum allowed HTTP header size' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'Client Timeout' },
+};
+
+/**
+ * A request the HTTP parser could not read (headers too large, a broken request line, too slow):
+ * the framework's generic answer, written straight to the socket as there is no request, with
+ * `Connection: close` because the connection is closed right after it. Without it a keep-alive
+ * client would send its next request on this connection and get ECONNRESET.
+ */
+export function answerClientError(
+  this: FastifyInstance,
+  error: Error & { code?: string },
+  socket: Socket,
+  requestId: string,
+): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, message } = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, message: 'Client Error' };
+  const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status], message });
+  this.log.debug({ err: loggableError(error), reqId: requestId }, `client error ${status}`);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nX-Request-Id: ${requestId}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

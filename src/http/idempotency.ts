@@ -10,11 +10,14 @@
 //    runs the business write and stores the response in ONE transaction that also holds the
 //    claim's row lock. A claim whose holder died (its transaction aborted with it) is taken over
 //    once `locked_at` is older than the lock timeout. A 422 or an internal failure stores nothing.
+//    The claim never waits for that row lock (NOWAIT): while any transaction holds it, even one
+//    of a frozen instance, the answer is 409 in flight at once; the database itself ends a
+//    frozen holder's transaction (idle_in_transaction_session_timeout, src/db/client.ts).
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction, type RequestContext } from '../context.js';
-import type { Database } from '../db/client.js';
+import { type Database, databaseBusyReason } from '../db/client.js';
 import { idempotencyKeys } from '../db/schema.js';
 import { ApiError, envelopeOf } from '../errors.js';
 import { callerOf, contextOf, isWriteMethod } from './request-state.js';
@@ -52,9 +55,22 @@ function sendStored(reply: FastifyReply, status: number, text: string): FastifyR
     .send(text);
 }
 
+/**
+ * The stored answer again. A success is sent byte for byte as stored; a stored error carries this
+ * request's id in its `request_id`, which must equal this response's X-Request-Id.
+ */
 function replay(reply: FastifyReply, record: IdempotencyRecord): FastifyReply {
   reply.header('Idempotency-Replay', 'true');
-  return sendStored(reply, record.responseStatus ?? 200, record.responseBody ?? '');
+  const status = record.responseStatus ?? 200;
+  const text = record.responseBody ?? '';
+  return sendStored(reply, status, status >= 400 ? withRequestId(text, String(reply.request.id)) : text);
+}
+
+function withRequestId(text: string, requestId: string): string {
+  const envelope = JSON.parse(text) as { error?: { request_id?: string } };
+  if (!envelope.error) return text;
+  envelope.error.request_id = requestId;
+  return JSON.stringify(envelope);
 }
 
 type FoundRecord = IdempotencyRecord & { expired: boolean; stale: boolean };
@@ -70,13 +86,15 @@ function verdictOn(record: FoundRecord, requestHash: string): ApiError | 'replay
   return record.stale ? null : inFlight();
 }
 
+/** The record of a key; with `lock`, its row is locked for the transaction or, if taken, a 55P03 at once. */
 async function findRecord(
   db: Database,
   apiKeyId: number,
   key: string,
   lockTimeoutSeconds: number,
+  lock?: 'lock',
 ): Promise<FoundRecord | null> {
-  const [record] = await db
+  const query = db
     .select({
       record: idempotencyKeys,
       expired: sql<boolean>`${idempotencyKeys.expiresAt} <= now()`,
@@ -84,6 +102,7 @@ async function findRecord(
     })
     .from(idempotencyKeys)
     .where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key)));
+  const [record] = await (lock ? query.for('update', { noWait: true }) : query);
   return record ? { ...record.record, expired: record.expired, stale: record.stale } : null;
 }
 
@@ -133,29 +152,62 @@ export function pruneExpiredKeys(app: FastifyInstance): void {
   app.addHook('onClose', async () => clearInterval(prune));
 }
 
-/** Claims the key: inserted, or taken over when expired or left behind by a dead holder. */
-async function claim(
+/**
+ * Claims the key: inserted when no record exists, or taken over when the record expired or was
+ * left behind by a holder that stopped. Never waits on a lock: a record whose row another
+ * transaction holds (its holder is working, or frozen mid-transaction) is in flight, a 409. The
+ * insert is only tried when no record was there, so it cannot queue behind a holder's open
+ * transaction either; one stuck key never keeps a connection of another instance busy.
+ */
+async function claim(db: Database, request: FastifyRequest, lockTimeoutSeconds: number): Promise<Claim> {
+  const auth = callerOf(request);
+  const { key } = request.idempotency!;
+  const holder = randomBytes(16).toString('hex');
+  if (!(await findRecord(db, auth.apiKeyId, key, lockTimeoutSeconds))) {
+    const [inserted] = await db
+      .insert(idempotencyKeys)
+      .values({
+        apiKeyId: auth.apiKeyId,
+        companyId: auth.companyId,
+        key,
+        requestHash: request.idempotency!.requestHash,
+        state: 'in_flight',
+        holder,
+        expiresAt: sql`now() + ${RETENTION}`,
+      })
+      .onConflictDoNothing({ target: [idempotencyKeys.apiKeyId, idempotencyKeys.key] })
+      .returning({ id: idempotencyKeys.id });
+    if (inserted) return { id: inserted.id, holder };
+  }
+  try {
+    return await takeOver(db, request, holder, lockTimeoutSeconds);
+  } catch (error) {
+    if (databaseBusyReason(error) === 'lock_timeout') return inFlight();
+    throw error;
+  }
+}
+
+type Claim = { id: number; holder: string } | ApiError | { replay: IdempotencyRecord };
+
+/** Judges the existing record under its row lock (NOWAIT) and takes it over when nothing live holds it. */
+function takeOver(
   db: Database,
   request: FastifyRequest,
+  holder: string,
   lockTimeoutSeconds: number,
-): Promise<{ id: number; holder: string } | ApiError | { replay: IdempotencyRecord }> {
-  const auth = callerOf(request);
+): Promise<Claim> {
+  const { apiKeyId } = callerOf(request);
   const { key, requestHash } = request.idempotency!;
-  const holder = randomBytes(16).toString('hex');
-  const [claimed] = await db
-    .insert(idempotencyKeys)
-    .values({
-      apiKeyId: auth.apiKeyId,
-      companyId: auth.companyId,
-      key,
-      requestHash,
-      state: 'in_flight',
-      holder,
-      expiresAt: sql`now() + ${RETENTION}`,
-    })
-    .onConflictDoUpdate({
-      target: [idempotencyKeys.apiKeyId, idempotencyKeys.key],
-      set: {
+  return db.transaction(async (tx) => {
+    const record = await findRecord(tx, apiKeyId, key, lockTimeoutSeconds, 'lock');
+    // Gone since we looked (expired and pruned, or released by a failed attempt): try again later.
+    if (!record) return inFlight();
+    const verdict = verdictOn(record, requestHash);
+    if (verdict === 'replay') return { replay: record };
+    if (verdict) return verdict;
+    await tx
+      .update(idempotencyKeys)
+      .set({
         requestHash,
         state: 'in_flight',
         holder,
@@ -164,18 +216,10 @@ async function claim(
         responseBody: null,
         createdAt: sql`now()`,
         expiresAt: sql`now() + ${RETENTION}`,
-      },
-      setWhere: sql`${idempotencyKeys.expiresAt} <= now() or (${idempotencyKeys.state} = 'in_flight'
-        and ${idempotencyKeys.requestHash} = ${requestHash}
-        and ${idempotencyKeys.lockedAt} <= now() - make_interval(secs => ${lockTimeoutSeconds}))`,
-    })
-    .returning({ id: idempotencyKeys.id });
-  if (claimed) return { id: claimed.id, holder };
-  // Someone else got there between the preValidation check and now: judge again.
-  const record = await findRecord(db, auth.apiKeyId, key, lockTimeoutSeconds);
-  const verdict = record ? verdictOn(record, requestHash) : null;
-  if (verdict === 'replay' && record) return { replay: record };
-  return verdict instanceof ApiError ? verdict : inFlight();
+      })
+      .where(eq(idempotencyKeys.id, record.id));
+    return { id: record.id, holder };
+  });
 }
 
 async function release(db: Database, id: number, holder: string): Promise<void> {

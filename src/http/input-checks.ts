@@ -5,10 +5,16 @@
 // passes its schema goes on to the handler, whose service applies the same own rules in its
 // transaction.
 import type { FastifyRequest } from 'fastify';
-import { addFieldError, validationFailed } from '../errors.js';
+import { addFieldError, type FieldErrors, validationFailed } from '../errors.js';
 import { assertReadableBody } from './body.js';
 import { contextOf, isWriteMethod } from './request-state.js';
-import { bodyFieldErrors, queryValidationError, type SchemaError } from './validation.js';
+import {
+  bodyFieldErrors,
+  bodyTextProblems,
+  queryValidationError,
+  type SchemaError,
+  withoutBadText,
+} from './validation.js';
 
 type ValidationFailure = Error & { validation?: SchemaError[]; validationContext?: string };
 
@@ -26,12 +32,19 @@ export async function checkQuery(request: FastifyRequest): Promise<void> {
 export async function checkBody(request: FastifyRequest): Promise<void> {
   if (isWriteMethod(request.method)) assertReadableBody(request);
   const failure = failureOf(request);
-  if (!failure) return;
-  if (!failure.validation || failure.validationContext !== 'body') throw failure;
-  const errors = bodyFieldErrors(failure.validation);
+  if (failure && (!failure.validation || failure.validationContext !== 'body')) throw failure;
+  // Text the database cannot store (NUL, a lone surrogate) is refused even where the schema
+  // would take any string.
+  const textErrors = bodyTextProblems(request.body);
+  if (!failure && Object.keys(textErrors).length === 0) return;
+  const errors: FieldErrors = failure?.validation ? bodyFieldErrors(failure.validation) : Object.create(null);
+  for (const [path, messages] of Object.entries(textErrors)) {
+    for (const message of messages) addFieldError(errors, path, message);
+  }
   const bodyRules = request.routeOptions.config.bodyRules;
   if (bodyRules) {
-    const own = await bodyRules(contextOf(request), request.body, request.resourceId);
+    // The own rules may query the database: they see the body without the refused text.
+    const own = await bodyRules(contextOf(request), withoutBadText(request.body), request.resourceId);
     // A field the schema already refuses keeps just that message.
     for (const [path, messages] of Object.entries(own)) {
       if (errors[path]) continue;

@@ -2,10 +2,13 @@
 // decisions.md, and the hints of `invalid_query_parameter`. The SQL half is src/db/lists.ts.
 import { type TProperties, Type } from 'typebox';
 import type { PageRequest } from '../db/lists.js';
+import { MAX_INT32 } from '../values.js';
 import { StringEnum } from './schema-helpers.js';
 
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 25;
+/** Highest page number accepted (a page past the last one is simply empty). */
+export const MAX_PAGE = MAX_INT32;
 
 /** Query schema of a list: the shared paging/sorting parameters plus the resource's filters. */
 export function listQuerySchema<const S extends readonly string[], P extends TProperties>(
@@ -14,10 +17,12 @@ export function listQuerySchema<const S extends readonly string[], P extends TPr
 ) {
   return Type.Object(
     {
+      // Bounded so that the offset of the page stays a number the database can take.
       page: Type.Integer({
         minimum: 1,
+        maximum: MAX_PAGE,
         default: 1,
-        description: 'Use um número inteiro maior ou igual a 1.',
+        description: `Use um número inteiro entre 1 e ${MAX_PAGE}.`,
       }),
       per_page: Type.Integer({
         minimum: 1,

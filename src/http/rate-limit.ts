@@ -6,11 +6,17 @@
 // still count"): a refused write still uses one request of the key's minute, day and company
 // budgets. All applicable limits are consumed together (concurrently) for each request.
 //
+// Before the lookup: an IP past its limit of requests without a valid key is refused before its
+// key is even looked up in the database (a flood of wrong keys costs no query), unless the key is
+// one this instance has seen authenticate recently, so a valid key from that IP keeps working.
+// What is remembered for that is in memory and bounded (`BeforeLookup` below).
+//
 // Storage: process memory, or Redis when REDIS_URL is set (shared exactly by all instances).
 // When Redis cannot be reached, every instance falls back to its own in-memory counters (logged
 // once per outage), and goes back to Redis by itself as soon as it answers again. A Redis failure
 // is never a 429 or a 500, and never makes a request wait longer than the command timeout (250 ms).
 // See docs/rate-limits.md.
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config, RateLimitConfig } from '../config.js';
@@ -26,6 +32,14 @@ export interface KeyUsage {
 export interface RateLimiter {
   /** Counts a request without a valid key from this IP; throws `rate_limit_exceeded` past the limit. */
   consumeAnonymous(ip: string): Promise<void>;
+  /**
+   * Whether a request from this IP presenting this (well-formed) key must be judged by the per-IP
+   * limit before its key is looked up: the IP was refused in its current window and the key is
+   * not one seen valid recently. Memory only, no I/O.
+   */
+  limitsBeforeLookup(ip: string, key: string | null): boolean;
+  /** Remembers a key that authenticated, so that it is looked up even from a refused IP. */
+  rememberValidKey(key: string): void;
   /** Counts a request of a valid key; returns headers for the response; throws past a limit. */
   consumeKey(usage: KeyUsage): Promise<Record<string, string>>;
   /** Where it counts now (the operations server reports it: Redis down is "degraded"). */
@@ -305,6 +319,62 @@ function tightest(outcomes: Outcome[]): Outcome {
   });
 }
 
+/** Most IPs and keys `BeforeLookup` remembers; past it the oldest are forgotten first. */
+const BEFORE_LOOKUP_MAX_ENTRIES = 10_000;
+/** How long a key that authenticated still counts as known. */
+const KNOWN_KEY_MS = 10 * 60 * 1000;
+
+/** Entries with an expiry time, the oldest forgotten first when full: memory stays bounded. */
+class ExpiringSet {
+  private readonly until = new Map<string, number>();
+  constructor(private readonly maxEntries: number) {}
+
+  add(entry: string, until: number): void {
+    this.until.delete(entry); // re-inserted as the newest
+    this.until.set(entry, until);
+    while (this.until.size > this.maxEntries) {
+      const oldest = this.until.keys().next().value as string;
+      this.until.delete(oldest);
+    }
+  }
+
+  has(entry: string, now: number): boolean {
+    const until = this.until.get(entry);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    this.until.delete(entry);
+    return false;
+  }
+}
+
+/**
+ * What this instance knows before a key lookup: IPs refused in their current window (until it
+ * resets) and digests of keys that authenticated recently (never the keys themselves). With
+ * Redis, an instance learns that an IP is over its limit at its first refusal there.
+ */
+class BeforeLookup {
+  private readonly refusedIps = new ExpiringSet(BEFORE_LOOKUP_MAX_ENTRIES);
+  private readonly knownKeys = new ExpiringSet(BEFORE_LOOKUP_MAX_ENTRIES);
+
+  ipRefused(ip: string, msBeforeNext: number): void {
+    this.refusedIps.add(ip, Date.now() + msBeforeNext);
+  }
+
+  keyValid(key: string): void {
+    this.knownKeys.add(digest(key), Date.now() + KNOWN_KEY_MS);
+  }
+
+  mustLimitFirst(ip: string, key: string | null): boolean {
+    const now = Date.now();
+    if (!this.refusedIps.has(ip, now)) return false;
+    return key === null || !this.knownKeys.has(digest(key), now);
+  }
+}
+
+function digest(key: string): string {
+  return createHash('sha256').update(key).digest('base64');
+}
+
 /** `::ffff:10.0.0.1` and `10.0.0.1` are the same client. */
 function normalizeIp(ip: string): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice('::ffff:'.length) : ip;
@@ -317,12 +387,21 @@ export function createRateLimiter(
 ): RateLimiter {
   const limits = config.rateLimits;
   const store = config.redisUrl ? redisStore(config.redisUrl, limits, options, logger) : memoryStore(limits);
+  const beforeLookup = new BeforeLookup();
 
   return {
     async consumeAnonymous(ip) {
-      const outcomes = await store.consume([{ limit: 'ip-minute', id: normalizeIp(ip) }]);
-      if (outcomes.some((outcome) => outcome.refused)) throw refusal(outcomes);
+      const client = normalizeIp(ip);
+      const outcomes = await store.consume([{ limit: 'ip-minute', id: client }]);
+      const refused = outcomes.find((outcome) => outcome.refused);
+      if (refused) {
+        beforeLookup.ipRefused(client, refused.res.msBeforeNext);
+        throw refusal(outcomes);
+      }
     },
+
+    limitsBeforeLookup: (ip, key) => beforeLookup.mustLimitFirst(normalizeIp(ip), key),
+    rememberValidKey: (key) => beforeLookup.keyValid(key),
 
     async consumeKey({ apiKeyId, companyId, isWrite }) {
       const key = String(apiKeyId);

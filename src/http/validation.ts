@@ -1,31 +1,90 @@
 // Two validators: bodies are checked exactly as sent (no coercion, no removal of unknown fields,
 // every problem reported at once); query strings and path parameters are text by nature, so
 // there numbers and booleans are coerced from their text form.
-import { Ajv, type ErrorObject } from 'ajv';
+//
+// What the database cannot store or compare is refused here, before any query sees it: text with
+// NUL (U+0000) or a lone UTF-16 surrogate, a year 0000, an offset beyond +-14:59, and numbers in a
+// query string that are not plain decimal integers (Ajv's coercion would let "Infinity" through
+// past minimum and maximum, and "1e20" or "0x10" are no way to write a page number).
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import type { FastifySchema } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { ApiError, addFieldError, type FieldErrors } from '../errors.js';
 import { isCalendarDate } from '../values.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
+/** Largest offset from UTC a timestamp may carry (PostgreSQL refuses more than 15:59). */
+const MAX_OFFSET_HOURS = 14;
+
+/** A date `YYYY-MM-DD` that exists in the calendar, from year 0001 on (PostgreSQL has no year 0). */
+export function isApiDate(value: string): boolean {
+  return /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(value) && !value.startsWith('0000') && isCalendarDate(value);
+}
+
 /** ISO 8601 date (`2026-11-22`) or timestamp with optional offset (`2026-11-22T09:30:00+02:00`). */
 export function isIsoDateOrTimestamp(value: string): boolean {
   const match =
-    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.exec(
+    /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/.exec(
       value,
     );
   if (!match) return false;
-  const [, year, month, day, hour, minute, second] = match;
-  if (!isCalendarDate(`${year}-${month}-${day}`)) return false;
+  const [, date, hour, minute, second, offsetHours, offsetMinutes] = match;
+  if (!isApiDate(date!)) return false;
   if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59))
+    return false;
+  if (offsetHours !== undefined && (Number(offsetHours) > MAX_OFFSET_HOURS || Number(offsetMinutes) > 59))
     return false;
   return true;
 }
 
+// With the u flag a surrogate pair is one code point, so this matches only a lone surrogate.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** Why text cannot be stored as it is, or null: NUL, or a lone UTF-16 surrogate (not Unicode). */
+export function textProblem(value: string): string | null {
+  if (value.includes('\u0000')) return 'não pode conter o carácter NUL (U+0000)';
+  if (LONE_SURROGATE.test(value)) return 'contém um surrogate UTF-16 isolado (texto Unicode inválido)';
+  return null;
+}
+
+/** Every string of a JSON body (at any depth) that cannot be stored, keyed by its dotted path. */
+export function bodyTextProblems(body: unknown): FieldErrors {
+  const errors: FieldErrors = Object.create(null);
+  const visit = (value: unknown, path: string[]) => {
+    if (typeof value === 'string') {
+      const problem = textProblem(value);
+      if (problem) addFieldError(errors, path.length > 0 ? path.join('.') : 'body', problem);
+    } else if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) visit(item, [...path, String(index)]);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, item] of Object.entries(value)) visit(item, [...path, key]);
+    }
+  };
+  visit(body, []);
+  return errors;
+}
+
+/** The body without the strings `bodyTextProblems` names (for rules that query the database). */
+export function withoutBadText(value: unknown): unknown {
+  if (typeof value === 'string') return textProblem(value) ? undefined : value;
+  if (Array.isArray(value)) return value.map((item) => withoutBadText(item) ?? null);
+  if (typeof value === 'object' && value !== null) {
+    const copy: Record<string, unknown> = Object.create(null);
+    for (const [key, item] of Object.entries(value)) {
+      const kept = withoutBadText(item);
+      if (kept !== undefined) copy[key] = kept;
+    }
+    return copy;
+  }
+  return value;
+}
+
 function newAjv(options: ConstructorParameters<typeof Ajv>[0]): Ajv {
   const ajv = new Ajv({ strict: true, strictTypes: false, ...options });
-  addFormats(ajv, ['date', 'date-time', 'email']);
+  addFormats(ajv, ['date-time', 'email']);
+  ajv.addFormat('date', { type: 'string', validate: isApiDate });
   ajv.addFormat('iso-date-or-time', { type: 'string', validate: isIsoDateOrTimestamp });
   return ajv;
 }
@@ -43,6 +102,67 @@ export const queryAjv = newAjv({
   allErrors: false,
   verbose: true,
 });
+
+const INTEGER_TEXT = /^-?[0-9]+$/;
+const NUMBER_TEXT = /^-?[0-9]+(?:\.[0-9]+)?$/;
+const TEXT_HINT = 'Envie texto sem o carácter NUL (U+0000) e em Unicode válido (UTF-8).';
+
+interface PropertySchema {
+  type?: unknown;
+  description?: string;
+}
+
+/** The first query parameter whose text Ajv must not see (see the top of this file), as an Ajv error. */
+function queryTextError(properties: Record<string, PropertySchema>, query: unknown): ErrorObject | null {
+  if (typeof query !== 'object' || query === null) return null;
+  for (const [name, property] of Object.entries(properties)) {
+    const value = (query as Record<string, unknown>)[name];
+    if (typeof value !== 'string') continue;
+    const error = (keyword: string, message: string, parentSchema: object): ErrorObject => ({
+      instancePath: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      schemaPath: `#/properties/${name}`,
+      keyword,
+      params: {},
+      message,
+      parentSchema,
+    });
+    if (textProblem(value)) return error('text', textProblem(value)!, { description: TEXT_HINT });
+    if (property.type === 'integer' && !INTEGER_TEXT.test(value)) {
+      return error('type', 'must be integer', property);
+    }
+    if (property.type === 'number' && !NUMBER_TEXT.test(value)) {
+      return error('type', 'must be number', property);
+    }
+  }
+  return null;
+}
+
+type QueryValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/** A query-string validator: the plain-text checks above, then Ajv with coercion and defaults. */
+function compileQueryValidator(schema: Record<string, unknown>): QueryValidator {
+  const validate: ValidateFunction = queryAjv.compile(schema);
+  const properties = (schema.properties ?? {}) as Record<string, PropertySchema>;
+  const check: QueryValidator = (data) => {
+    const textError = queryTextError(properties, data);
+    if (textError) {
+      check.errors = [textError];
+      return false;
+    }
+    const valid = validate(data) as boolean;
+    check.errors = validate.errors ?? null;
+    return valid;
+  };
+  return check;
+}
+
+/** Fastify's validator compiler: bodies as sent; query strings and path parameters from text. */
+export function compileValidator({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) {
+  const plain = schema as Record<string, unknown>;
+  if (httpPart === 'body') return bodyAjv.compile(plain);
+  if (httpPart === 'querystring') return compileQueryValidator(plain);
+  return queryAjv.compile(plain);
+}
 
 function unescapePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -94,7 +214,9 @@ export type SchemaError = ErrorObject | FastifySchemaValidationError;
 
 /** Ajv errors of a body -> every problem keyed by its dotted path. */
 export function bodyFieldErrors(errors: readonly SchemaError[]): FieldErrors {
-  const fieldErrors: FieldErrors = {};
+  // Field names are the caller's (an unknown field is named in the answer): a map without a
+  // prototype, so `constructor`, `toString` or `__proto__` are plain keys like any other.
+  const fieldErrors: FieldErrors = Object.create(null);
   for (const error of errors) addFieldError(fieldErrors, bodyErrorPath(error), bodyErrorMessage(error));
   return fieldErrors;
 }

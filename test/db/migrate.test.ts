@@ -1,6 +1,7 @@
 // Migrations: several instances starting at once take turns under the advisory lock, and each
 // migration is applied exactly once; the same files build the embedded database.
 import { readdirSync } from 'node:fs';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, queryRows, sql } from '../../src/db/client.js';
 import { migrationsFolder, runMigrations } from '../../src/db/migrate.js';
@@ -31,6 +32,39 @@ describe('migrations', () => {
         expect(tables[0]?.n).toBeGreaterThanOrEqual(14);
       } finally {
         await Promise.all(handles.map((handle) => handle.close()));
+        await empty.drop();
+      }
+    },
+  );
+
+  it.runIf(testStorage() === 'postgres')(
+    "wait for another instance's turn past the pool's lock timeout, then give the connection its settings back",
+    async () => {
+      const empty = await createEmptyPostgresDatabase();
+      const timeouts = {
+        statementTimeoutMs: 30_000,
+        lockTimeoutMs: 200,
+        idleInTransactionTimeoutMs: 30_000,
+        poolAcquireTimeoutMs: 5_000,
+      };
+      const handle = await openDatabase({ kind: 'postgres', url: empty.url, poolSize: 1, timeouts });
+      const other = new pg.Client({ connectionString: empty.url });
+      await other.connect();
+      try {
+        // Another instance holds the migration lock for longer than the lock timeout.
+        await other.query('select pg_advisory_lock(7596498616489085298)');
+        const migrating = runMigrations(handle);
+        await new Promise((resolve) => setTimeout(resolve, 800));
+        await other.query('select pg_advisory_unlock(7596498616489085298)');
+        await migrating;
+        const settings = await queryRows<{ lock: string; statement: string }>(
+          handle.db,
+          sql`select current_setting('lock_timeout') as lock, current_setting('statement_timeout') as statement`,
+        );
+        expect(settings[0]).toEqual({ lock: '200ms', statement: '30s' });
+      } finally {
+        await other.end();
+        await handle.close();
         await empty.drop();
       }
     },

@@ -37,6 +37,10 @@ const BAD_VALUES: Record<string, string | null> = {
   OPS_PORT: '-1',
   OPS_HOST: 'not a host',
   WEBHOOK_RETRY_SCHEDULE: '5 seconds',
+  DB_STATEMENT_TIMEOUT_MS: '0',
+  DB_LOCK_TIMEOUT_MS: '5s',
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '-1',
+  DB_POOL_ACQUIRE_TIMEOUT_MS: 'never',
   WEBHOOK_ALLOW_HTTP: 'yes',
   WEBHOOK_ALLOW_PRIVATE: 'maybe',
 };

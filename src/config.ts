@@ -16,7 +16,10 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /** Base of `doc_url` in errors; by default the local docs server below. */
   docsUrl: string;
+  /** Port of the docs server (`serve` only; its own port, never the API's); null: no docs server. */
+  docsPort: number | null;
   timeZone: string;
   logLevel: string;
   /** Fastify `trustProxy`: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
@@ -72,20 +75,41 @@ function optionalUrl(env: Env, name: string, protocols: string[]): string | unde
   return raw;
 }
 
+export const DEFAULT_DOCS_PORT = 3001;
+
+function docsPort(raw: string | undefined): number | null {
+  if (raw === undefined || raw === '') return DEFAULT_DOCS_PORT;
+  if (raw === 'off') return null;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) {
+    throw new ConfigError(`DOCS_PORT must be a port between 1 and 65535 or "off", got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+/** The address people use to reach a server listening on `host` (a wildcard: the loopback). */
+function localAddress(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ConfigError(`PORT must be an integer between 0 and 65535, got "${env.PORT}"`);
   }
+  const host = env.HOST || '127.0.0.1';
+  const docs = docsPort(env.DOCS_PORT);
+  // Without DOCS_URL, errors point at this service's own docs server, so every doc_url opens.
   const docsUrl =
-    optionalUrl(env, 'DOCS_URL', ['http:', 'https:']) ?? 'https://docs.invoicing.example/partner-api/v1';
+    optionalUrl(env, 'DOCS_URL', ['http:', 'https:']) ?? localAddress(host, docs ?? DEFAULT_DOCS_PORT);
   return {
     port,
-    host: env.HOST || '127.0.0.1',
+    host,
     databaseUrl: optionalUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: env.DATA_DIR || './data',
     redisUrl: optionalUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     docsUrl: docsUrl.replace(/\/+$/, ''),
+    docsPort: docs,
     timeZone: validTimeZone(env.TZ_NAME || 'Africa/Maputo'),
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: trustProxy(env.TRUST_PROXY),

@@ -7,6 +7,7 @@ import { type DatabaseHandle, openDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { companies } from '../db/schema.js';
 import { storageTargetOf } from '../db/target.js';
+import { type DocsOutcome, startDocs } from '../docs/index.js';
 import { OperationError } from '../operations/errors.js';
 import { executeOperation, type OperationContext } from '../operations/index.js';
 import { type RunningServer, startServer } from '../server.js';
@@ -55,10 +56,12 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   let admin: AdminServer | null = null;
   let handle: DatabaseHandle | null = null;
   let running: RunningServer | null = null;
+  let docsStarting: Promise<DocsOutcome> | null = null;
   let released: Promise<void> | null = null;
   const release = () => {
     released ??= (async () => {
       try {
+        await (await docsStarting)?.server?.close();
         await admin?.close();
         await handle?.close();
       } finally {
@@ -78,6 +81,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       if (!anyCompany) demo = (await executeOperation(context, 'demo', {})) as DemoResult;
     }
 
+    // The docs site (built if needed) starts alongside the API, on its own port.
+    docsStarting = startDocs(config);
     running = await startServer(config, {
       database: handle,
       onStop: release,
@@ -91,6 +96,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       );
     }
 
+    const docs = await docsStarting;
     const address = running.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = publicBaseUrl(config.host, port);
@@ -103,6 +109,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
           pid: process.pid,
           storage: handle.description,
           admin_socket: admin?.path ?? null,
+          docs_url: docs.server ? `${docs.server.url}/` : null,
           demo,
         })}\n`,
       );
@@ -111,6 +118,9 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     const lines = [
       `  Partner API v1 listening on ${apiUrl}`,
       `  Storage: ${handle.description}${admin ? ` (admin socket ${admin.path})` : ''}`,
+      docs.server
+        ? `  Docs: ${docs.server.url}/ (guide PT/EN, errors, reference); doc_url base ${config.docsUrl}`
+        : `  Docs: not served (${docs.problem}); doc_url base ${config.docsUrl}`,
       '',
     ];
     if (demo) {

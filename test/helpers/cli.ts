@@ -18,6 +18,8 @@ function baseEnv(): Record<string, string> {
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: '0',
+    // The docs server has its own tests (test/docs/); these servers do not start it.
+    DOCS_PORT: 'off',
     RATE_LIMIT_KEY_PER_MINUTE: '100000',
     RATE_LIMIT_KEY_WRITES_PER_MINUTE: '100000',
     RATE_LIMIT_KEY_PER_DAY: '100000',

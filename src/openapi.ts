@@ -218,6 +218,19 @@ function errorComponent(envelope: Json, validation: boolean): Json {
   };
 }
 
+/** An internal failure: the framework's generic answer, never the envelope, nothing of the cause. */
+const INTERNAL_ERROR = {
+  description:
+    'Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte.',
+  headers: responseHeaders(['X-Request-Id'], [...LIMIT_HEADERS]),
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/InternalError' },
+      example: { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' },
+    },
+  },
+};
+
 /** Success response: its description, headers, and the schema as generated. */
 function finishSuccess(response: Json, write: boolean): Json {
   return {
@@ -274,7 +287,7 @@ function finishDocument(document: Json, docsUrl: string): Json {
       finished[method] = {
         ...rest,
         ...(finishedParameters.length > 0 ? { parameters: finishedParameters } : {}),
-        responses: { ...successes, ...errorResponses(codes, write, docsUrl, body) },
+        responses: { ...successes, ...errorResponses(codes, write, docsUrl, body), 500: INTERNAL_ERROR },
       };
     }
     finishedPaths[path] = finished;
@@ -282,6 +295,16 @@ function finishDocument(document: Json, docsUrl: string): Json {
   if (!envelope) throw new Error('no route declares the error envelope');
   schemas.Error = errorComponent(envelope, false);
   schemas.ValidationError = errorComponent(envelope, true);
+  schemas.InternalError = {
+    type: 'object',
+    description: 'A resposta genérica de uma falha interna (src/http/error-handler.ts).',
+    required: ['statusCode', 'error', 'message'],
+    properties: {
+      statusCode: { type: 'integer', const: 500 },
+      error: { type: 'string' },
+      message: { type: 'string' },
+    },
+  };
   const hoisted = hoistTitledSchemas(finishedPaths, schemas) as Json;
   for (const [name, schema] of Object.entries(schemas))
     schemas[name] = hoistTitledSchemas(schema, schemas, true);

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assertConforms } from './conformance.js';
 import { createEmptyPostgresDatabase, createTestDatabase, testStorage } from './database.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/invoicing', import.meta.url));
@@ -214,5 +215,12 @@ export async function apiCall(
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const text = await response.text();
+  assertConforms({
+    method: init.method ?? 'GET',
+    url: new URL(`${apiBaseUrl}${path}`).pathname + new URL(`${apiBaseUrl}${path}`).search,
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    body: text,
+  });
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }

@@ -86,6 +86,20 @@ async function renderReference(target: string): Promise<void> {
   );
 }
 
+/**
+ * Redoc's sidebar shows its attribution logo from Redocly's CDN, which no option turns off; the
+ * page must not reach outside the machine, so the same attribution gets a local SVG instead.
+ */
+const REMOTE_LOGOS = /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g;
+const LOCAL_LOGO = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="52" height="16"><text x="0" y="12" font-family="sans-serif" font-size="12" fill="#0044D4">Redoc</text></svg>',
+)}`;
+
+async function localizeReference(file: string): Promise<void> {
+  const html = await readFile(file, 'utf8');
+  await writeFile(file, html.replace(REMOTE_LOGOS, LOCAL_LOGO));
+}
+
 async function writePage(dir: string, name: string, html: string): Promise<void> {
   await mkdir(dirname(join(dir, name)), { recursive: true });
   await writeFile(join(dir, name), html);
@@ -105,7 +119,9 @@ export async function buildDocs(docsUrl: string, outDir = DOCS_DIST): Promise<Bu
   await mkdir(temporary, { recursive: true });
   try {
     await Promise.all([
-      renderReference(join(temporary, 'reference.html')),
+      renderReference(join(temporary, 'reference.html')).then(() =>
+        localizeReference(join(temporary, 'reference.html')),
+      ),
       copyFile(OPENAPI, join(temporary, 'openapi.json')),
       writePage(temporary, 'index.html', homePage()),
       writePage(temporary, 'errors.html', errorsPage(docsUrl)),

@@ -60,6 +60,12 @@ async function handle(root: string, request: IncomingMessage, response: ServerRe
   }
   const { pathname } = new URL(request.url ?? '/', 'http://docs.local');
   const file = await resolveDocsPath(root, pathname);
+  if (!file && pathname === '/favicon.ico') {
+    // Browsers ask for it on every page; the site has none.
+    response.writeHead(204, { 'cache-control': 'max-age=86400' });
+    response.end();
+    return;
+  }
   if (!file) {
     // A folder asked for without its slash (`/pt`): the same page with it, so links resolve.
     if (!pathname.endsWith('/') && (await resolveDocsPath(root, `${pathname}/`))) {

@@ -33,8 +33,9 @@ describe.runIf(testStorage() === 'pglite')('docs in a browser', () => {
     await mkdir(ARTIFACTS, { recursive: true });
     dir = await mkdtemp(join(tmpdir(), 'partner-sandbox-'));
     server = await startServe({ DATA_DIR: join(dir, 'data'), DOCS_PORT: String(await freePort()) });
-    docsUrl = server.ready?.docs_url as string;
-    liveKey = (server.ready?.demo as { live_key: { key: string } }).live_key.key;
+    const ready = server.ready as { docs_url: string; demo: { live_key: { key: string } } };
+    docsUrl = ready.docs_url;
+    liveKey = ready.demo.live_key.key;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [

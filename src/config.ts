@@ -44,7 +44,10 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /** Base of `doc_url` in errors; by default the local docs server below. */
   docsUrl: string;
+  /** Port of the docs server (`serve` only; its own port, never the API's); null: no docs server. */
+  docsPort: number | null;
   timeZone: string;
   logLevel: string;
   /** `auto`: human lines on a terminal, JSON lines otherwise. */
@@ -109,10 +112,11 @@ export const ENV_SCHEMA = Type.Object({
   REDIS_URL: Type.Optional(
     Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' }),
   ),
-  DOCS_URL: Type.String({
-    pattern: '^https?://',
-    default: 'https://docs.invoicing.example/partner-api/v1',
-    description: 'an http:// or https:// URL',
+  DOCS_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
+  DOCS_PORT: Type.String({
+    pattern: '^(off|[1-9][0-9]{0,4})$',
+    default: '3001',
+    description: 'a port from 1 to 65535, or off',
   }),
   TZ_NAME: text('Africa/Maputo', 'a time zone name such as Africa/Maputo'),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
@@ -253,6 +257,14 @@ function retryScheduleOf(raw: string): number[] | null {
   }
 }
 
+export const DEFAULT_DOCS_PORT = 3001;
+
+/** The address people use to reach a server listening on `host` (a wildcard: the loopback). */
+function localAddress(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const { values, problems } = applySchema(env);
   if (problems.length === 0) {
@@ -264,6 +276,8 @@ export function loadConfig(env: Env = process.env): Config {
     }
     if (retryScheduleOf(values.WEBHOOK_RETRY_SCHEDULE) === null)
       problems.push(problem('WEBHOOK_RETRY_SCHEDULE', values.WEBHOOK_RETRY_SCHEDULE));
+    if (values.DOCS_PORT !== 'off' && Number(values.DOCS_PORT) > 65535)
+      problems.push(problem('DOCS_PORT', values.DOCS_PORT));
     if (trustProxyOf(values.TRUST_PROXY) === null) problems.push(problem('TRUST_PROXY', values.TRUST_PROXY));
     if (values.OPS_PORT !== undefined && values.OPS_PORT !== 0 && values.OPS_PORT === values.PORT) {
       problems.push(`OPS_PORT must differ from PORT, both are ${values.PORT}`);
@@ -272,13 +286,19 @@ export function loadConfig(env: Env = process.env): Config {
   if (problems.length > 0) {
     throw new ConfigError(problems.join('; '));
   }
+  const docsPort = values.DOCS_PORT === 'off' ? null : Number(values.DOCS_PORT);
   return {
     port: values.PORT,
     host: values.HOST,
     databaseUrl: values.DATABASE_URL,
     dataDir: values.DATA_DIR,
     redisUrl: values.REDIS_URL,
-    docsUrl: values.DOCS_URL.replace(/\/+$/, ''),
+    // Without DOCS_URL, errors point at this service's own docs server, so every doc_url opens.
+    docsUrl: (values.DOCS_URL ?? localAddress(values.HOST, docsPort ?? DEFAULT_DOCS_PORT)).replace(
+      /\/+$/,
+      '',
+    ),
+    docsPort,
     timeZone: values.TZ_NAME,
     logLevel: values.LOG_LEVEL,
     logFormat: values.LOG_FORMAT,

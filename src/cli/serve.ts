@@ -11,6 +11,7 @@ import { type DatabaseHandle, openDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { companies } from '../db/schema.js';
 import { storageTargetOf } from '../db/target.js';
+import { type DocsOutcome, startDocs } from '../docs/index.js';
 import { OperationError } from '../operations/errors.js';
 import { executeOperation, type OperationContext } from '../operations/index.js';
 import { type OpsServer, startOpsServer } from '../ops/server.js';
@@ -88,10 +89,12 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   let handle: DatabaseHandle | null = null;
   let running: RunningServer | null = null;
   let webhooks: WebhookWorker | null = null;
+  let docsStarting: Promise<DocsOutcome> | null = null;
   let released: Promise<void> | null = null;
   const release = () => {
     released ??= (async () => {
       try {
+        await (await docsStarting)?.server?.close();
         await admin?.close();
         await webhooks?.stop();
         await ops?.close();
@@ -112,6 +115,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       webhooks: config.webhooks,
     };
 
+    // The docs site (built if needed) starts alongside the API, on its own port.
+    docsStarting = startDocs(config);
     running = await listen(config, {
       database: handle,
       onStop: release,
@@ -143,6 +148,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       }
     }
 
+    const docs = await docsStarting;
     const address = running.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = publicBaseUrl(config.host, port);
@@ -157,6 +163,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
           admin_socket: admin?.path ?? null,
           ops_url: ops?.url ?? null,
           data_dir_created: dataDirNotice !== null,
+          docs_url: docs.server ? `${docs.server.url}/` : null,
           demo,
         })}\n`,
       );
@@ -167,6 +174,9 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       `  Storage: ${handle.description}${admin ? ` (admin socket ${admin.path})` : ''}`,
       ...(ops ? [`  Operations: ${ops.url}/healthz, /readyz, /metrics`] : []),
       ...(dataDirNotice ? ['', `  !!! ${dataDirNotice}`] : []),
+      docs.server
+        ? `  Docs: ${docs.server.url}/ (guide PT/EN, errors, reference); doc_url base ${config.docsUrl}`
+        : `  Docs: not served (${docs.problem}); doc_url base ${config.docsUrl}`,
       '',
     ];
     if (demo) {

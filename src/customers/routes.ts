@@ -23,6 +23,9 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'customers:read' },
       schema: {
         operationId: 'listCustomers',
+        summary: 'Listar clientes',
+        description:
+          'Os clientes da empresa e os clientes globais, por páginas. Sem `sort`, os mais recentes primeiro (`created_at` desc). Para sincronizar, use `updated_since` (inclusivo) com `sort=updated_at&order=asc`.',
         tags: ['customers'],
         querystring: CustomerListQuery,
         response: { 200: CustomerListResponse, '4xx': ErrorEnvelopeSchema },
@@ -37,6 +40,9 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'customers:read' },
       schema: {
         operationId: 'getCustomer',
+        summary: 'Obter um cliente',
+        description:
+          'Um id mal formado, inexistente ou de outra empresa responde o mesmo `404 resource_not_found`.',
         tags: ['customers'],
         params: IdParams,
         response: { 200: CustomerResponse, '4xx': ErrorEnvelopeSchema },
@@ -55,6 +61,9 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'customers:write', bodyRules: customerBodyProblems },
       schema: {
         operationId: 'createCustomer',
+        summary: 'Criar um cliente',
+        description:
+          'Cria um cliente da empresa da chave. `type` por omissão `individual`. O e-mail é único entre os clientes da empresa, sem distinguir maiúsculas: repetido dá `422` em `email`.',
         tags: ['customers'],
         body: CustomerCreateBody,
         response: { 201: CustomerResponse, '4xx': ErrorEnvelopeSchema },
@@ -73,6 +82,9 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'customers:write', writableId: isOwnCustomer, bodyRules: customerBodyProblems },
       schema: {
         operationId: 'updateCustomer',
+        summary: 'Alterar um cliente',
+        description:
+          'Só os campos enviados mudam; `null` apaga um campo opcional. Um cliente global ou de outra empresa responde `404`.',
         tags: ['customers'],
         params: IdParams,
         body: CustomerUpdateBody,

@@ -6,6 +6,11 @@ import { Nullable, PaginationSchema, StringEnum, Timestamp } from '../http/schem
 export const CUSTOMER_TYPES = ['individual', 'company'] as const;
 export const CUSTOMER_SORTS = ['name', 'created_at', 'updated_at'] as const;
 
+const TIMESTAMPS_EXAMPLE = {
+  created_at: '2026-11-20T10:15:00.000+02:00',
+  updated_at: '2026-11-22T09:30:00.000+02:00',
+};
+
 export const CustomerSchema = Type.Object(
   {
     id: Type.Integer(),
@@ -19,7 +24,24 @@ export const CustomerSchema = Type.Object(
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },
-  { $id: 'Customer', additionalProperties: false },
+  {
+    $id: 'Customer',
+    additionalProperties: false,
+    description: 'Um cliente da empresa da chave, ou um cliente global (visível a todas, não editável).',
+    examples: [
+      {
+        id: 7,
+        name: 'Transportes Chaimite, Lda',
+        type: 'company',
+        email: 'financeiro@chaimite.exemplo.co.mz',
+        phone: '+258 23 32 1234',
+        contact_number: null,
+        nuit: '401223344',
+        address: 'Rua Major Serpa Pinto 55, Beira',
+        ...TIMESTAMPS_EXAMPLE,
+      },
+    ],
+  },
 );
 
 export const CustomerListQuery = listQuerySchema(CUSTOMER_SORTS, {
@@ -28,11 +50,14 @@ export const CustomerListQuery = listQuerySchema(CUSTOMER_SORTS, {
   updated_since: Type.Optional(Type.String({ format: 'iso-date-or-time', description: ISO_INSTANT_HINT })),
 });
 
-export const CustomerListResponse = Type.Object({
-  data: Type.Array(CustomerSchema),
-  pagination: PaginationSchema,
-});
-export const CustomerResponse = Type.Object({ data: CustomerSchema });
+export const CustomerListResponse = Type.Object(
+  {
+    data: Type.Array(CustomerSchema),
+    pagination: PaginationSchema,
+  },
+  { description: 'Uma página de clientes e a sua paginação.' },
+);
+export const CustomerResponse = Type.Object({ data: CustomerSchema }, { description: 'O cliente.' });
 
 const optionalText = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
 
@@ -47,11 +72,30 @@ const customerFields = {
 
 export const CustomerCreateBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 255 }), ...customerFields },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'CustomerCreate',
+    description: '`type` por omissão `individual`; o e-mail é único entre os clientes da empresa.',
+    examples: [
+      {
+        name: 'Celso Matsinhe',
+        type: 'individual',
+        email: 'celso.matsinhe@exemplo.co.mz',
+        phone: '+258 84 123 4567',
+        nuit: '123456789',
+        address: 'Bairro Polana Caniço A, Maputo',
+      },
+    ],
+  },
 );
 
 /** PUT: every field optional; only the fields sent change. */
 export const CustomerUpdateBody = Type.Object(
   { name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })), ...customerFields },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'CustomerUpdate',
+    description: 'Só os campos enviados mudam; `null` apaga um campo opcional.',
+    examples: [{ phone: '+258 82 765 4321', address: 'Av. 24 de Julho 1520, Maputo' }],
+  },
 );

@@ -17,6 +17,9 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'invoices:read' },
       schema: {
         operationId: 'listInvoices',
+        summary: 'Listar facturas',
+        description:
+          'As facturas da empresa, sem linhas (`items`), por páginas. Sem `sort`, por `invoice_date` desc. `date_from` e `date_to` são inclusivos, sobre `invoice_date`.',
         tags: ['invoices'],
         querystring: InvoiceListQuery,
         response: { 200: InvoiceListResponse, '4xx': ErrorEnvelopeSchema },
@@ -31,6 +34,8 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'invoices:read' },
       schema: {
         operationId: 'getInvoice',
+        summary: 'Obter uma factura',
+        description: 'A factura com as suas linhas (`items`).',
         tags: ['invoices'],
         params: IdParams,
         response: { 200: InvoiceResponse, '4xx': ErrorEnvelopeSchema },
@@ -50,6 +55,10 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'invoices:write', bodyRules: invoiceBodyProblems },
       schema: {
         operationId: 'createInvoice',
+        summary: 'Criar um rascunho de factura',
+        description:
+          'Cria sempre um rascunho (`status` = `draft`, código `DRAFT-` e 8 caracteres): não usa numeração fiscal nem movimenta stock. Cada linha leva `product_id`, `quantity` e `price`; `discount` é uma percentagem. Um `customer_id` inexistente ou de outra empresa responde `404`. A resposta é igual à de `GET /invoices/{id}`.',
+        'x-error-codes': ['resource_not_found'],
         tags: ['invoices'],
         body: InvoiceCreateBody,
         response: { 201: InvoiceResponse, '4xx': ErrorEnvelopeSchema },

@@ -31,12 +31,12 @@ export const InvoiceItemSchema = Type.Object(
     tax_included: Nullable(Type.Boolean()),
     total: Nullable(MoneyString()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'InvoiceItem', description: 'Uma linha da factura.' },
 );
 
 export const CustomerRefSchema = Type.Object(
   { id: Type.Integer(), name: Type.String() },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CustomerRef', description: 'O cliente da factura.' },
 );
 
 const invoiceFields = {
@@ -71,13 +71,81 @@ const timestamps = { created_at: Timestamp(), updated_at: Timestamp() };
 /** An invoice as lists show it: no items. */
 export const InvoiceSummarySchema = Type.Object(
   { ...invoiceFields, ...timestamps },
-  { $id: 'InvoiceSummary', additionalProperties: false },
+  {
+    $id: 'InvoiceSummary',
+    additionalProperties: false,
+    description: 'Uma factura como aparece nas listas: sem `items`.',
+  },
 );
+
+const DRAFT_EXAMPLE = {
+  id: 12,
+  invoice_code: 'DRAFT-7K2M9QXA',
+  payment_notice_code: '',
+  document_type: 'invoice',
+  is_payment_notice: false,
+  notice_kind: '',
+  is_pos_sale: false,
+  reference: 'Encomenda 2026/341',
+  payment_reference: '',
+  status: 'draft',
+  invoice_date: '2026-11-22',
+  due_date: '2026-12-22',
+  currency: 'MZN',
+  exchange_rate: null,
+  subtotal: '4410.00',
+  discount: '25.00',
+  global_discount_amount: '0.00',
+  vat_base: '225.00',
+  tax: '36.00',
+  grand_total: '4421.00',
+  paid_amount: '0.00',
+  remaining_amount: '4421.00',
+  notes: '',
+  customer: { id: 6, name: 'Escola Primária Esperança da Matola' },
+  items: [
+    {
+      id: 31,
+      product_id: 5,
+      name: 'Farinha de milho 10 kg',
+      description: '',
+      quantity: 8,
+      price: '520.00',
+      discount: '0.00',
+      discount_percentage: 0,
+      tax_amount: '0.00',
+      tax_rate: null,
+      tax_included: false,
+      total: '4160.00',
+    },
+    {
+      id: 32,
+      product_id: 6,
+      name: 'Entrega ao domicílio (Grande Maputo)',
+      description: '',
+      quantity: 1,
+      price: '250.00',
+      discount: '25.00',
+      discount_percentage: 10,
+      tax_amount: '36.00',
+      tax_rate: 16,
+      tax_included: false,
+      total: '261.00',
+    },
+  ],
+  created_at: '2026-11-22T09:30:00.000+02:00',
+  updated_at: '2026-11-22T09:30:00.000+02:00',
+};
 
 /** An invoice as a single read and creation show it: with its items. */
 export const InvoiceSchema = Type.Object(
   { ...invoiceFields, items: Type.Array(InvoiceItemSchema), ...timestamps },
-  { $id: 'Invoice', additionalProperties: false },
+  {
+    $id: 'Invoice',
+    additionalProperties: false,
+    description: 'Uma factura com as suas linhas (leitura individual e criação).',
+    examples: [DRAFT_EXAMPLE],
+  },
 );
 
 export const InvoiceListQuery = listQuerySchema(INVOICE_SORTS, {
@@ -88,11 +156,17 @@ export const InvoiceListQuery = listQuerySchema(INVOICE_SORTS, {
   updated_since: Type.Optional(Type.String({ format: 'iso-date-or-time', description: ISO_INSTANT_HINT })),
 });
 
-export const InvoiceListResponse = Type.Object({
-  data: Type.Array(InvoiceSummarySchema),
-  pagination: PaginationSchema,
-});
-export const InvoiceResponse = Type.Object({ data: InvoiceSchema });
+export const InvoiceListResponse = Type.Object(
+  {
+    data: Type.Array(InvoiceSummarySchema),
+    pagination: PaginationSchema,
+  },
+  { description: 'Uma página de facturas e a sua paginação.' },
+);
+export const InvoiceResponse = Type.Object(
+  { data: InvoiceSchema },
+  { description: 'A factura, com as suas linhas.' },
+);
 
 const optionalText = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
 
@@ -109,7 +183,12 @@ export const InvoiceLineBody = Type.Object(
     discount: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100 }))),
     tax_id: Type.Optional(Nullable(Type.Integer())),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'InvoiceLineInput',
+    description:
+      'Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem.',
+  },
 );
 
 export const InvoiceCreateBody = Type.Object(
@@ -124,7 +203,24 @@ export const InvoiceCreateBody = Type.Object(
     currency: Type.Optional(Nullable(StringEnum(CURRENCIES))),
     exchange_rate: Type.Optional(Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1e9 }))),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'InvoiceCreate',
+    description:
+      'Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura.',
+    examples: [
+      {
+        customer_id: 6,
+        invoice_date: '2026-11-22',
+        due_date: '2026-12-22',
+        reference: 'Encomenda 2026/341',
+        items: [
+          { product_id: 5, quantity: 8, price: 520 },
+          { product_id: 6, quantity: 1, price: 250, discount: 10, tax_id: 1 },
+        ],
+      },
+    ],
+  },
 );
 export type InvoiceCreateBody = Static<typeof InvoiceCreateBody>;
 export type InvoiceLineBody = Static<typeof InvoiceLineBody>;

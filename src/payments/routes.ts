@@ -14,6 +14,9 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'payments:read' },
       schema: {
         operationId: 'listPayments',
+        summary: 'Listar recibos',
+        description:
+          'Os recibos ligados a facturas da empresa, por páginas. Sem `sort`, por `payment_date` desc. `date_from` e `date_to` são inclusivos, sobre `payment_date`.',
         tags: ['payments'],
         querystring: PaymentListQuery,
         response: { 200: PaymentListResponse, '4xx': ErrorEnvelopeSchema },
@@ -28,6 +31,9 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'payments:read' },
       schema: {
         operationId: 'getPayment',
+        summary: 'Obter um recibo',
+        description:
+          'Um id mal formado, inexistente ou de outra empresa responde o mesmo `404 resource_not_found`.',
         tags: ['payments'],
         params: IdParams,
         response: { 200: PaymentResponse, '4xx': ErrorEnvelopeSchema },

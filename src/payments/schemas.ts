@@ -8,7 +8,7 @@ export const PAYMENT_SORTS = ['payment_date', 'amount', 'created_at', 'updated_a
 
 export const InvoiceRefSchema = Type.Object(
   { id: Type.Integer(), invoice_code: Type.String(), payment_notice_code: Type.String() },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'InvoiceRef', description: 'A factura que o recibo paga.' },
 );
 
 export const PaymentSchema = Type.Object(
@@ -25,7 +25,26 @@ export const PaymentSchema = Type.Object(
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },
-  { $id: 'Payment', additionalProperties: false },
+  {
+    $id: 'Payment',
+    additionalProperties: false,
+    description: 'Um recibo ligado a uma factura da empresa (só leitura).',
+    examples: [
+      {
+        id: 4,
+        payment_code: 'RC 2026/000004',
+        payment_date: '2026-11-20',
+        amount: '5000.00',
+        payment_method: 'mpesa',
+        payment_method_type: 'mobile_money',
+        reference: 'MP261120.1432.A77',
+        notes: null,
+        invoice: { id: 2, invoice_code: 'FT 2026/000002', payment_notice_code: '' },
+        created_at: '2026-11-20T14:32:00.000+02:00',
+        updated_at: '2026-11-20T14:32:00.000+02:00',
+      },
+    ],
+  },
 );
 
 export const PaymentListQuery = listQuerySchema(PAYMENT_SORTS, {
@@ -34,8 +53,11 @@ export const PaymentListQuery = listQuerySchema(PAYMENT_SORTS, {
   date_to: Type.Optional(Type.String({ format: 'date', description: DATE_HINT })),
 });
 
-export const PaymentListResponse = Type.Object({
-  data: Type.Array(PaymentSchema),
-  pagination: PaginationSchema,
-});
-export const PaymentResponse = Type.Object({ data: PaymentSchema });
+export const PaymentListResponse = Type.Object(
+  {
+    data: Type.Array(PaymentSchema),
+    pagination: PaginationSchema,
+  },
+  { description: 'Uma página de recibos e a sua paginação.' },
+);
+export const PaymentResponse = Type.Object({ data: PaymentSchema }, { description: 'O recibo.' });

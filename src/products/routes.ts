@@ -18,6 +18,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'products:read' },
       schema: {
         operationId: 'listProducts',
+        summary: 'Listar produtos',
+        description:
+          'Os produtos da empresa, por páginas. Sem `sort`, os mais recentes primeiro (`created_at` desc).',
         tags: ['products'],
         querystring: ProductListQuery,
         response: { 200: ProductListResponse, '4xx': ErrorEnvelopeSchema },
@@ -32,6 +35,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'products:read' },
       schema: {
         operationId: 'getProduct',
+        summary: 'Obter um produto',
+        description:
+          'Um id mal formado, inexistente ou de outra empresa responde o mesmo `404 resource_not_found`.',
         tags: ['products'],
         params: IdParams,
         response: { 200: ProductResponse, '4xx': ErrorEnvelopeSchema },
@@ -50,6 +56,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'products:write', bodyRules: productBodyProblems },
       schema: {
         operationId: 'createProduct',
+        summary: 'Criar um produto',
+        description:
+          '`product_code` é gerado pelo serviço (sequência por tipo). `stock` começa em 0 para `INVENTORY` e é `null` para `NON_INVENTORY`. O produto entra na sincronização do ponto de venda.',
         tags: ['products'],
         body: ProductBody,
         response: { 201: ProductResponse, '4xx': ErrorEnvelopeSchema },
@@ -68,6 +77,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'products:write', writableId: isOwnProduct, bodyRules: productBodyProblems },
       schema: {
         operationId: 'updateProduct',
+        summary: 'Substituir um produto',
+        description:
+          'O mesmo corpo do POST: `name`, `type`, `inventory` e `price` continuam obrigatórios; um campo opcional omitido mantém o valor e `null` apaga-o.',
         tags: ['products'],
         params: IdParams,
         body: ProductBody,

@@ -31,7 +31,33 @@ export const ProductSchema = Type.Object(
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },
-  { $id: 'Product', additionalProperties: false },
+  {
+    $id: 'Product',
+    additionalProperties: false,
+    description: 'Um produto ou serviço da empresa da chave.',
+    examples: [
+      {
+        id: 5,
+        name: 'Farinha de milho 10 kg',
+        product_code: 'BEN-000003',
+        sku: 'FM-10',
+        description: null,
+        type: 'GOODS',
+        unity: 'saco',
+        price: '520.00',
+        pos_price: '540.00',
+        vat_included: false,
+        tax_rate: null,
+        stock: 120,
+        reorder_level: 20,
+        tracks_inventory: true,
+        is_for_sale: true,
+        categories: ['Mercearia'],
+        created_at: '2026-11-20T10:15:00.000+02:00',
+        updated_at: '2026-11-22T09:30:00.000+02:00',
+      },
+    ],
+  },
 );
 
 export const ProductListQuery = listQuerySchema(PRODUCT_SORTS, {
@@ -41,11 +67,14 @@ export const ProductListQuery = listQuerySchema(PRODUCT_SORTS, {
   updated_since: Type.Optional(Type.String({ format: 'iso-date-or-time', description: ISO_INSTANT_HINT })),
 });
 
-export const ProductListResponse = Type.Object({
-  data: Type.Array(ProductSchema),
-  pagination: PaginationSchema,
-});
-export const ProductResponse = Type.Object({ data: ProductSchema });
+export const ProductListResponse = Type.Object(
+  {
+    data: Type.Array(ProductSchema),
+    pagination: PaginationSchema,
+  },
+  { description: 'Uma página de produtos e a sua paginação.' },
+);
+export const ProductResponse = Type.Object({ data: ProductSchema }, { description: 'O produto.' });
 
 const optionalText = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
 const optionalBoolean = () => Type.Optional(Nullable(Type.Boolean()));
@@ -78,7 +107,24 @@ export const ProductBody = Type.Object(
       Nullable(Type.Integer({ description: 'Imposto da empresa da chave ou imposto global.' })),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'ProductInput',
+    description:
+      'Corpo de POST e PUT. No PUT os campos obrigatórios continuam obrigatórios; um campo opcional omitido mantém o valor e `null` apaga-o.',
+    examples: [
+      {
+        name: 'Farinha de milho 10 kg',
+        type: 'GOODS',
+        inventory: 'INVENTORY',
+        price: 520,
+        sku: 'FM-10',
+        unity: 'saco',
+        pos_price: 540,
+        reorder_level: 20,
+      },
+    ],
+  },
 );
 
 export type ProductBody = Static<typeof ProductBody>;

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assertConforms } from './conformance.js';
 import { createEmptyPostgresDatabase, createTestDatabase, testStorage } from './database.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/invoicing', import.meta.url));
@@ -18,6 +19,8 @@ function baseEnv(): Record<string, string> {
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: '0',
+    // The docs server has its own tests (test/docs/); these servers do not start it.
+    DOCS_PORT: 'off',
     RATE_LIMIT_KEY_PER_MINUTE: '100000',
     RATE_LIMIT_KEY_WRITES_PER_MINUTE: '100000',
     RATE_LIMIT_KEY_PER_DAY: '100000',
@@ -212,5 +215,12 @@ export async function apiCall(
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const text = await response.text();
+  assertConforms({
+    method: init.method ?? 'GET',
+    url: new URL(`${apiBaseUrl}${path}`).pathname + new URL(`${apiBaseUrl}${path}`).search,
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    body: text,
+  });
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }

@@ -7,6 +7,7 @@ import type { Database } from '../../src/db/client.js';
 import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { type CreatedApiKey, createApiKey, type KeyMode } from '../../src/operations/api-keys.js';
 import { createCompany, setPartnerApi } from '../../src/operations/companies.js';
+import { checkConformance } from './conformance.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const TEST_DOCS_URL = 'https://docs.test/partner-api/v1';
@@ -34,7 +35,9 @@ export async function startTestApp(
 ): Promise<TestContext> {
   const database = await createTestDatabase();
   const config = loadConfig({ DOCS_URL: TEST_DOCS_URL, ...GENEROUS_LIMITS, ...env });
-  const app = await buildApp({ config, database: database.handle, logger: false, ...options });
+  const app = checkConformance(
+    await buildApp({ config, database: database.handle, logger: false, ...options }),
+  );
   await app.ready();
   return {
     app,

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { API_PREFIX, type App, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createRateLimiter, type RateLimiter, type RateLimitLogger } from '../../src/http/rate-limit.js';
+import { checkConformance } from './conformance.js';
 import { GENEROUS_LIMITS, TEST_DOCS_URL } from './context.js';
 import type { TestDatabase } from './database.js';
 import { TEST_REDIS_URL } from './services.js';
@@ -58,12 +59,9 @@ export async function limitedApp(options: LimitedAppOptions): Promise<LimitedApp
   const config = loadConfig({ DOCS_URL: TEST_DOCS_URL, ...GENEROUS_LIMITS, ...options.env, ...redis });
   const prefix = options.prefix ?? uniquePrefix();
   const limiter = createRateLimiter(config, options.logger, { keyPrefix: prefix });
-  const app = await buildApp({
-    config,
-    database: options.database.handle,
-    logger: false,
-    rateLimiter: limiter,
-  });
+  const app = checkConformance(
+    await buildApp({ config, database: options.database.handle, logger: false, rateLimiter: limiter }),
+  );
   await app.ready();
   return {
     app,

@@ -30,7 +30,15 @@ export interface ServerProcess {
 export async function startServerProcess(env: Record<string, string>, port?: number): Promise<ServerProcess> {
   const listenPort = port ?? (await freePort());
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(listenPort), HOST: '127.0.0.1' },
+    // The docs server has its own tests (test/docs/); these servers do not start it.
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      DOCS_PORT: 'off',
+      ...env,
+      PORT: String(listenPort),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -23,6 +23,7 @@ const BAD_VALUES: Record<string, string | null> = {
   DATA_DIR: null,
   REDIS_URL: 'memcached://cache:11211',
   DOCS_URL: 'ftp://docs.example',
+  DOCS_PORT: '70000',
   TZ_NAME: 'Africa/Atlantis',
   LOG_LEVEL: 'verbose',
   LOG_FORMAT: 'xml',

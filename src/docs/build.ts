@@ -1,0 +1,167 @@
+// Builds the docs site into static files (docs/dist, not committed): `npm run docs:build`, and
+// `serve` when the files are missing or were built from other sources. Inputs: the guide
+// (docs/site/), openapi.json, the error module (through the catalog) and the docs URL. The
+// reference is Redoc's static page, built by Redocly CLI from openapi.json with its script inlined
+// (no request leaves the machine). The site is built in a temporary folder and renamed into
+// place, so a server never serves half a build and two builders never mix files.
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { errorCatalog } from './error-catalog.js';
+import { errorsPage, guidePage, homePage } from './pages.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const DOCS_SOURCE = join(ROOT, 'docs/site');
+export const DOCS_DIST = join(ROOT, 'docs/dist');
+const OPENAPI = join(ROOT, 'openapi.json');
+const STAMP = 'build.json';
+
+/** The guide in each language: source under docs/site/, page under the site. */
+const GUIDES = [
+  { source: 'pt/guia.md', target: 'pt/index.html', lang: 'pt' },
+  { source: 'en/guide.md', target: 'en/index.html', lang: 'en' },
+] as const;
+
+const exec = promisify(execFile);
+const resolveModule = createRequire(import.meta.url).resolve;
+const REDOCLY_PACKAGE = resolveModule('@redocly/cli/package.json');
+const REDOCLY_CLI = join(dirname(REDOCLY_PACKAGE), 'bin/cli.js');
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(
+    entries.map((entry) =>
+      entry.isDirectory() ? filesUnder(join(dir, entry.name)) : Promise.resolve([join(dir, entry.name)]),
+    ),
+  );
+  return nested.flat().sort();
+}
+
+/** A fingerprint of everything the site is built from. */
+export async function docsFingerprint(docsUrl: string): Promise<string> {
+  const hash = createHash('sha256');
+  hash.update(`docs url ${docsUrl}\n`);
+  hash.update(JSON.stringify(errorCatalog(docsUrl)));
+  const sources = [
+    OPENAPI,
+    ...(await filesUnder(DOCS_SOURCE)),
+    ...(await filesUnder(join(ROOT, 'src/docs'))),
+    REDOCLY_PACKAGE,
+  ];
+  for (const file of sources) {
+    hash.update(`${relative(ROOT, file)}\n`);
+    hash.update(await readFile(file));
+  }
+  return hash.digest('hex');
+}
+
+async function renderReference(target: string): Promise<void> {
+  await exec(
+    process.execPath,
+    [
+      REDOCLY_CLI,
+      'build-docs',
+      OPENAPI,
+      '--inlineBundle',
+      '--output',
+      target,
+      '--title',
+      'Referência · Reference — Partner API v1',
+      '--lint-config',
+      'off',
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        REDOCLY_TELEMETRY: 'off',
+        REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+        NO_COLOR: '1',
+      },
+    },
+  );
+}
+
+/**
+ * Redoc's sidebar shows its attribution logo from Redocly's CDN, which no option turns off; the
+ * page must not reach outside the machine, so the same attribution gets a local SVG instead.
+ */
+const REMOTE_LOGOS = /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g;
+const LOCAL_LOGO = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="52" height="16"><text x="0" y="12" font-family="sans-serif" font-size="12" fill="#0044D4">Redoc</text></svg>',
+)}`;
+
+async function localizeReference(file: string): Promise<void> {
+  const html = await readFile(file, 'utf8');
+  await writeFile(file, html.replace(REMOTE_LOGOS, LOCAL_LOGO));
+}
+
+async function writePage(dir: string, name: string, html: string): Promise<void> {
+  await mkdir(dirname(join(dir, name)), { recursive: true });
+  await writeFile(join(dir, name), html);
+}
+
+export interface BuildResult {
+  dir: string;
+  built: boolean;
+  ms: number;
+}
+
+/** Builds the whole site into `outDir` (default docs/dist). */
+export async function buildDocs(docsUrl: string, outDir = DOCS_DIST): Promise<BuildResult> {
+  const started = Date.now();
+  const fingerprint = await docsFingerprint(docsUrl);
+  const temporary = `${outDir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  await mkdir(temporary, { recursive: true });
+  try {
+    await Promise.all([
+      renderReference(join(temporary, 'reference.html')).then(() =>
+        localizeReference(join(temporary, 'reference.html')),
+      ),
+      copyFile(OPENAPI, join(temporary, 'openapi.json')),
+      writePage(temporary, 'index.html', homePage()),
+      writePage(temporary, 'errors.html', errorsPage(docsUrl)),
+      ...GUIDES.map(async (guide) =>
+        writePage(
+          temporary,
+          guide.target,
+          guidePage(await readFile(join(DOCS_SOURCE, guide.source), 'utf8'), guide.lang),
+        ),
+      ),
+    ]);
+    await writeFile(
+      join(temporary, STAMP),
+      `${JSON.stringify({ fingerprint, docs_url: docsUrl }, null, 2)}\n`,
+    );
+    await rm(outDir, { recursive: true, force: true });
+    try {
+      await rename(temporary, outDir);
+    } catch (error) {
+      // Another builder renamed its (identical) build into place first: keep that one.
+      if ((await stat(outDir).catch(() => null))?.isDirectory())
+        return { dir: outDir, built: true, ms: Date.now() - started };
+      throw error;
+    }
+  } finally {
+    await rm(temporary, { recursive: true, force: true });
+  }
+  return { dir: outDir, built: true, ms: Date.now() - started };
+}
+
+/** Whether `dir` holds a build of the current sources for this docs URL. */
+export async function isCurrent(docsUrl: string, dir = DOCS_DIST): Promise<boolean> {
+  const stamp = await readFile(join(dir, STAMP), 'utf8').catch(() => null);
+  if (!stamp) return false;
+  return (JSON.parse(stamp) as { fingerprint?: string }).fingerprint === (await docsFingerprint(docsUrl));
+}
+
+/** Builds the site unless a current build is there already. */
+export async function ensureDocs(docsUrl: string, dir = DOCS_DIST): Promise<BuildResult> {
+  const started = Date.now();
+  if (await isCurrent(docsUrl, dir)) return { dir, built: false, ms: Date.now() - started };
+  return buildDocs(docsUrl, dir);
+}

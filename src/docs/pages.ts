@@ -1,0 +1,193 @@
+// The HTML of the docs site's own pages: the home page, the guide in each language (markdown
+// under docs/site/, rendered with marked) and the error catalog. The API reference is rendered
+// by Redoc (build.ts). Pages link to each other relatively, so the site works under any prefix.
+import { Marked, type Tokens } from 'marked';
+import { type CatalogEntry, errorCatalog, type Language } from './error-catalog.js';
+
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** A heading's anchor: lower case, accents dropped, words joined by "-". */
+export function slugOf(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/<[^>]+>/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+const STYLE = `
+:root { color-scheme: light; --ink: #1d2430; --muted: #5b6473; --line: #d9dee6; --accent: #0b6e4f; --code: #f4f6f8; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); }
+header.site { background: #0b3d2e; color: #fff; padding: 0.6rem 1.5rem; display: flex; flex-wrap: wrap; gap: 1.2rem; align-items: baseline; }
+header.site a { color: #e8f5ee; text-decoration: none; }
+header.site a:hover { text-decoration: underline; }
+header.site .brand { font-weight: 700; color: #fff; margin-right: auto; }
+main { max-width: 60rem; margin: 0 auto; padding: 1.5rem; }
+h1 { font-size: 1.9rem; margin-top: 0.5rem; }
+h2 { margin-top: 2.2rem; border-bottom: 1px solid var(--line); padding-bottom: 0.2rem; }
+a { color: var(--accent); }
+code { background: var(--code); padding: 0.05rem 0.3rem; border-radius: 3px; font-size: 0.92em; }
+pre { background: var(--code); padding: 0.8rem 1rem; overflow-x: auto; border-radius: 4px; }
+pre code { padding: 0; background: none; }
+table { border-collapse: collapse; margin: 1rem 0; width: 100%; }
+th, td { border: 1px solid var(--line); padding: 0.35rem 0.6rem; text-align: left; vertical-align: top; }
+th { background: #f0f3f6; }
+nav.toc { border: 1px solid var(--line); border-radius: 4px; padding: 0.6rem 1.2rem; margin: 1rem 0; }
+nav.toc ul { margin: 0.3rem 0; padding-left: 1.2rem; }
+section.error { border: 1px solid var(--line); border-radius: 6px; padding: 0.4rem 1.2rem 1rem; margin: 1.4rem 0; scroll-margin-top: 1rem; }
+section.error:target { border-color: var(--accent); box-shadow: 0 0 0 3px #bfe5d6; }
+section.error h2 { border: none; margin-top: 0.8rem; font-family: ui-monospace, monospace; font-size: 1.3rem; }
+.status { font-family: system-ui, sans-serif; font-size: 0.95rem; background: #fdecea; color: #8a1c12; border-radius: 3px; padding: 0.05rem 0.45rem; margin-left: 0.5rem; }
+dl.bilingual { display: grid; grid-template-columns: 11rem 1fr; gap: 0.3rem 1rem; margin: 0.6rem 0; }
+dl.bilingual dt { font-weight: 600; color: var(--muted); }
+dl.bilingual dd { margin: 0; }
+.lang { font-size: 0.75rem; color: var(--muted); border: 1px solid var(--line); border-radius: 3px; padding: 0 0.3rem; margin-right: 0.35rem; }
+footer { color: var(--muted); font-size: 0.85rem; border-top: 1px solid var(--line); margin-top: 3rem; padding-top: 0.8rem; }
+`;
+
+interface PageOptions {
+  title: string;
+  lang: Language;
+  /** From the page to the site's root: '' or '../'. */
+  root: string;
+  body: string;
+}
+
+export function page({ title, lang, root, body }: PageOptions): string {
+  const nav = [
+    [`${root}pt/`, 'Guia (PT)'],
+    [`${root}en/`, 'Guide (EN)'],
+    [`${root}errors`, 'Erros · Errors'],
+    [`${root}reference`, 'Referência · Reference'],
+    [`${root}openapi.json`, 'openapi.json'],
+  ]
+    .map(([href, label]) => `<a href="${href}">${label}</a>`)
+    .join('\n    ');
+  return `<!doctype html>
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
+<style>${STYLE}</style>
+</head>
+<body>
+<header class="site">
+    <a class="brand" href="${root}">Partner API v1</a>
+    ${nav}
+</header>
+<main>
+${body}
+<footer>Partner API v1 · serviço de facturação · invoicing service</footer>
+</main>
+</body>
+</html>
+`;
+}
+
+/** Markdown to HTML, headings with anchors and a table of contents of the second level. */
+export function renderMarkdown(markdown: string): { html: string; title: string } {
+  const toc: { id: string; text: string }[] = [];
+  let title = '';
+  const marked = new Marked({ gfm: true });
+  marked.use({
+    renderer: {
+      heading(this: { parser: { parseInline(tokens: Tokens.Generic[]): string } }, token: Tokens.Heading) {
+        const inner = this.parser.parseInline(token.tokens);
+        if (token.depth === 1) {
+          title = token.text;
+          return `<h1>${inner}</h1>\n`;
+        }
+        const id = slugOf(token.text);
+        if (token.depth === 2) toc.push({ id, text: inner });
+        return `<h${token.depth} id="${id}"><a href="#${id}">${inner}</a></h${token.depth}>\n`;
+      },
+    },
+  });
+  const content = marked.parse(markdown, { async: false });
+  const tocHtml = `<nav class="toc"><ul>\n${toc.map((item) => `<li><a href="#${item.id}">${item.text}</a></li>`).join('\n')}\n</ul></nav>`;
+  // The table of contents goes right after the title.
+  const html = content.replace(/(<\/h1>\n)/, `$1${tocHtml}\n`);
+  return { html, title };
+}
+
+export function guidePage(markdown: string, lang: Language): string {
+  const { html, title } = renderMarkdown(markdown);
+  return page({ title, lang, root: '../', body: html });
+}
+
+const LABELS: Record<Language, { when: string; todo: string; retry: string }> = {
+  pt: { when: 'Quando acontece', todo: 'O que fazer', retry: 'Repetir ajuda?' },
+  en: { when: 'When it happens', todo: 'What to do', retry: 'Does a retry help?' },
+};
+
+function bilingual(label: keyof (typeof LABELS)['pt'], entry: CatalogEntry): string {
+  return (['pt', 'en'] as const)
+    .map(
+      (lang) =>
+        `<dt lang="${lang}">${LABELS[lang][label]}</dt><dd lang="${lang}"><span class="lang">${lang.toUpperCase()}</span>${escapeHtml(entry[label][lang])}</dd>`,
+    )
+    .join('\n');
+}
+
+function catalogEntry(entry: CatalogEntry): string {
+  return `<section class="error" id="${entry.code}">
+<h2><a href="#${entry.code}">${entry.code}</a><span class="status">HTTP ${entry.status}</span></h2>
+<dl class="bilingual">
+<dt>message</dt><dd lang="pt">${escapeHtml(entry.message)}</dd>
+<dt>hint</dt><dd lang="pt">${escapeHtml(entry.hint)}</dd>
+${bilingual('when', entry)}
+${bilingual('todo', entry)}
+${bilingual('retry', entry)}
+</dl>
+<pre><code>${escapeHtml(JSON.stringify(entry.example, null, 2))}</code></pre>
+</section>`;
+}
+
+export function errorsPage(docsUrl: string): string {
+  const entries = errorCatalog(docsUrl);
+  const rows = entries
+    .map(
+      (entry) =>
+        `<tr><td><a href="#${entry.code}"><code>${entry.code}</code></a></td><td>${entry.status}</td><td lang="pt">${escapeHtml(entry.message)}</td></tr>`,
+    )
+    .join('\n');
+  const body = `<h1>Catálogo de erros · Error catalog</h1>
+<p lang="pt">Toda a falha da API traz <code>error.code</code> e um <code>doc_url</code> que abre a entrada desse código nesta página. Decida sempre pelo código; a mensagem e o hint podem mudar.</p>
+<p lang="en">Every API failure carries <code>error.code</code> and a <code>doc_url</code> that opens that code's entry on this page. Always branch on the code; the message and hint may change.</p>
+<table>
+<thead><tr><th>code</th><th>HTTP</th><th>message</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+${entries.map(catalogEntry).join('\n')}`;
+  return page({ title: 'Catálogo de erros · Error catalog — Partner API v1', lang: 'pt', root: '', body });
+}
+
+export function homePage(): string {
+  const body = `<h1>Partner API v1</h1>
+<p lang="pt">A API servidor-a-servidor com que um sistema externo lê e escreve os dados de uma empresa do serviço de facturação: clientes, produtos, facturas (rascunhos) e recibos.</p>
+<p lang="en">The server-to-server API through which an external system reads and writes the data of one company of the invoicing service: customers, products, invoices (drafts) and receipts.</p>
+<table>
+<thead><tr><th>Português</th><th>English</th></tr></thead>
+<tbody>
+<tr><td><a href="pt/">Guia do parceiro</a>: chaves, permissões, idempotência, repetições, paginação, sincronização, decimais, limites</td><td><a href="en/">Partner guide</a>: keys, scopes, idempotency, retries, pagination, sync, decimals, rate limits</td></tr>
+<tr><td colspan="2"><a href="errors">Catálogo de erros · Error catalog</a> — os 15 códigos · the 15 codes</td></tr>
+<tr><td colspan="2"><a href="reference">Referência da API · API reference</a> — as 14 rotas · the 14 routes (Redoc)</td></tr>
+<tr><td colspan="2"><a href="openapi.json">openapi.json</a> — OpenAPI 3.1</td></tr>
+</tbody>
+</table>`;
+  return page({ title: 'Partner API v1 — documentação · documentation', lang: 'pt', root: '', body });
+}

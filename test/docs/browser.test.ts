@@ -1,0 +1,124 @@
+// In a real browser (Debian's Chromium driven by playwright-core; scripts/ensure-chromium.sh
+// installs it): a sandbox server started as `npm start` starts it, a real error's doc_url opens the
+// catalog with that code's entry in view, and the API reference renders without console errors
+// and without any request leaving the machine. Screenshots go to test-artifacts/.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServeProcess, startServe } from '../helpers/cli.js';
+import { testStorage } from '../helpers/database.js';
+import { freePort } from '../helpers/server-process.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+
+// The sandbox of `npm start` is the embedded database: this runs in the pglite project only.
+describe.runIf(testStorage() === 'pglite')('docs in a browser', () => {
+  let dir: string;
+  let server: ServeProcess;
+  let browser: Browser;
+  let docsUrl: string;
+  let liveKey: string;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `Chromium is required at ${CHROMIUM}: run scripts/ensure-chromium.sh (or set CHROMIUM_PATH)`,
+      );
+    }
+    await mkdir(ARTIFACTS, { recursive: true });
+    dir = await mkdtemp(join(tmpdir(), 'partner-sandbox-'));
+    server = await startServe({ DATA_DIR: join(dir, 'data'), DOCS_PORT: String(await freePort()) });
+    const ready = server.ready as { docs_url: string; demo: { live_key: { key: string } } };
+    docsUrl = ready.docs_url;
+    liveKey = ready.demo.live_key.key;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('opens the doc_url of a real error on the entry for its code', async () => {
+    expect(docsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const answer = await fetch(`${server.apiBaseUrl}/invoices/999999`, {
+      headers: { authorization: `Bearer ${liveKey}` },
+    });
+    expect(answer.status).toBe(404);
+    const { error } = (await answer.json()) as { error: { code: string; doc_url: string } };
+    expect(error.code).toBe('resource_not_found');
+    expect(error.doc_url).toBe(`${docsUrl}errors#resource_not_found`);
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (failure) => problems.push(failure.message));
+    const response = await page.goto(error.doc_url);
+    expect(response?.status()).toBe(200);
+    const entry = page.locator('#resource_not_found');
+    expect(await entry.isVisible()).toBe(true);
+    expect(await entry.locator('h2').innerText()).toContain('resource_not_found');
+    expect(await entry.innerText()).toContain('HTTP 404');
+    // The entry is the one in view (the page scrolled to it), not merely somewhere on the page.
+    const box = await entry.boundingBox();
+    expect(box).not.toBeNull();
+    expect(box!.y).toBeGreaterThanOrEqual(0);
+    expect(box!.y).toBeLessThan(200);
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-error-resource_not_found.png') });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('renders the API reference without console errors or outside requests', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const problems: string[] = [];
+    const outside: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (failure) => problems.push(failure.message));
+    page.on('requestfailed', (request) => problems.push(`${request.url()} ${request.failure()?.errorText}`));
+    page.on('response', (answer) => {
+      if (answer.status() >= 400) problems.push(`${answer.url()} answered ${answer.status()}`);
+    });
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (!['127.0.0.1', 'localhost'].includes(url.hostname) && !['data:', 'blob:'].includes(url.protocol)) {
+        outside.push(request.url());
+      }
+    });
+    const response = await page.goto(`${docsUrl}reference`, { waitUntil: 'networkidle' });
+    expect(response?.status()).toBe(200);
+    await page
+      .getByRole('heading', { name: /Partner API v1/ })
+      .waitFor({ state: 'visible', timeout: 20_000 });
+    // Opening the invoices tag in the sidebar shows its three operations, by their summaries.
+    await page.getByText('invoices', { exact: true }).first().click();
+    for (const summary of ['Listar facturas', 'Criar um rascunho de factura', 'Obter uma factura']) {
+      await page.getByText(summary).first().waitFor({ state: 'visible', timeout: 20_000 });
+    }
+    expect(page.url()).toMatch(/#\/invoices$/);
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-reference.png') });
+    expect(problems).toEqual([]);
+    expect(outside).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,116 @@
+// The docs site: built by one command into static files (here into a temporary folder), with one
+// catalog entry per code of src/errors.ts, the guide in Portuguese and English, the reference, and
+// served on its own port; errors point at it when DOCS_URL is not set.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { buildDocs, isCurrent } from '../../src/docs/build.js';
+import { EXPLANATIONS } from '../../src/docs/error-catalog.js';
+import { type DocsServer, startDocsServer } from '../../src/docs/server.js';
+import { ApiError, ERROR_CODES } from '../../src/errors.js';
+import { testStorage } from '../helpers/database.js';
+
+const DOCS_URL = 'http://127.0.0.1:3001';
+
+// Nothing here depends on the storage: it runs in the pglite project only.
+describe.runIf(testStorage() === 'pglite')('docs site', () => {
+  let dir: string;
+  let server: DocsServer;
+  beforeAll(async () => {
+    dir = join(await mkdtemp(join(tmpdir(), 'partner-docs-')), 'dist');
+    await buildDocs(DOCS_URL, dir);
+    server = await startDocsServer({ root: dir, host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await server?.close();
+    if (dir) await rm(join(dir, '..'), { recursive: true, force: true });
+  });
+
+  const get = (path: string) => fetch(`${server.url}${path}`, { redirect: 'manual' });
+
+  it('has one catalog entry per error code, anchored at errors#<code>, from the error module', async () => {
+    const html = await (await get('/errors')).text();
+    for (const code of ERROR_CODES) {
+      const error = new ApiError(code);
+      const entry = new RegExp(
+        `<section class="error" id="${code}">\\s*<h2><a href="#${code}">${code}</a><span class="status">HTTP ${error.statusCode}</span>`,
+      );
+      expect(html, code).toMatch(entry);
+      expect(html).toContain(
+        EXPLANATIONS[code].when.en.replace(/"/g, '&quot;').replace(/'/g, '&#39;').slice(0, 40),
+      );
+      expect(html).toContain(`${DOCS_URL}/errors#${code}`);
+    }
+    expect(html.match(/<section class="error" id=/g)).toHaveLength(ERROR_CODES.length);
+  });
+
+  it('has the guide in Portuguese and English with every topic', async () => {
+    const pt = await (await get('/pt/')).text();
+    const en = await (await get('/en/')).text();
+    expect(pt).toContain('<html lang="pt">');
+    expect(en).toContain('<html lang="en">');
+    for (const anchor of [
+      'idempotencia',
+      'repeticoes-e-recuo',
+      'sincronizacao-incremental-com-updated-since',
+      'decimais',
+      'limites-e-os-seus-cabecalhos',
+      'permissoes-e-modos',
+      'a-ordem-das-verificacoes',
+      'paginacao-percorrer-uma-lista',
+    ]) {
+      expect(pt).toContain(`id="${anchor}"`);
+    }
+    for (const anchor of [
+      'idempotency',
+      'retries-and-backoff',
+      'incremental-sync-with-updated-since',
+      'decimals',
+      'rate-limits-and-their-headers',
+      'scopes-and-live-test-modes',
+      'the-order-of-checks',
+      'pagination-walking-a-list',
+      'getting-started-with-a-key',
+    ]) {
+      expect(en).toContain(`id="${anchor}"`);
+    }
+    // Links between pages resolve on this server.
+    for (const href of ['../errors', '../reference', '../openapi.json'])
+      expect(en).toContain(`href="${href}"`);
+  });
+
+  it('serves the reference, openapi.json and the home page; nothing outside the folder', async () => {
+    const reference = await get('/reference');
+    expect(reference.status).toBe(200);
+    const html = await reference.text();
+    expect(html).toContain('Listar clientes');
+    expect(html).not.toMatch(/<script[^>]+src="https?:/);
+    expect(await (await get('/openapi.json')).json()).toMatchObject({ openapi: '3.1.0' });
+    expect((await get('/')).status).toBe(200);
+    expect((await get('/pt')).headers.get('location')).toBe('/pt/');
+    expect((await get('/nothing')).status).toBe(404);
+    expect((await get('/%2e%2e/%2e%2e/package.json')).status).toBe(404);
+    expect((await get('/..%2f..%2fpackage.json')).status).toBe(404);
+    expect((await fetch(`${server.url}/errors`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('knows when a build is current: another docs URL or changed sources rebuild', async () => {
+    expect(await isCurrent(DOCS_URL, dir)).toBe(true);
+    expect(await isCurrent('https://docs.example.co.mz', dir)).toBe(false);
+    const stamp = JSON.parse(await readFile(join(dir, 'build.json'), 'utf8'));
+    expect(stamp.docs_url).toBe(DOCS_URL);
+  });
+
+  it('defaults doc_url to the local docs server, on its own port', () => {
+    expect(loadConfig({}).docsUrl).toBe('http://127.0.0.1:3001');
+    expect(loadConfig({}).docsPort).toBe(3001);
+    expect(loadConfig({ DOCS_PORT: '4100', HOST: '0.0.0.0' }).docsUrl).toBe('http://127.0.0.1:4100');
+    expect(loadConfig({ DOCS_PORT: 'off' }).docsPort).toBeNull();
+    expect(loadConfig({ DOCS_URL: 'https://docs.example.co.mz/api/' }).docsUrl).toBe(
+      'https://docs.example.co.mz/api',
+    );
+    expect(() => loadConfig({ DOCS_PORT: '0' })).toThrow(/DOCS_PORT/);
+  });
+});

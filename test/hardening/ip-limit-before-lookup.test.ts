@@ -59,15 +59,17 @@ describe.each<Store>(['memory', 'redis'])('per-IP limit before the key lookup (%
     }
     expect(lookups() - before).toBe(0);
 
-    // The key that authenticated is still looked up, and works, from that IP.
+    // The key that authenticated still works from that IP: looked up once, or not at all while
+    // the key cache (src/keys/key-cache.ts) still remembers it.
     const valid = await get(app, '/ping', { key: tenant.key, remoteAddress: ip });
     expect(valid.statusCode).toBe(200);
-    expect(lookups() - before).toBe(1);
+    const afterValid = lookups();
+    expect(afterValid - before).toBeLessThanOrEqual(1);
 
     // Another address is not affected: its wrong key is looked up and answered 401.
     expect((await get(app, '/ping', { key: wrongKey(), remoteAddress: '198.51.100.42' })).statusCode).toBe(
       401,
     );
-    expect(lookups() - before).toBe(2);
+    expect(lookups() - afterValid).toBe(1);
   });
 });

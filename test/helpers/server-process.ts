@@ -55,7 +55,9 @@ export async function startServerProcess(env: Record<string, string>, port?: num
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
     try {
       await fetch(`${baseUrl}/ping`);
-      break;
+      // Listening is not ready: the banner (with a new demo company's keys) comes last.
+      if (output.includes('listening on') || output.includes('"api_base_url"')) break;
+      throw new Error('not ready yet');
     } catch {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');

@@ -16,7 +16,7 @@ type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters
 export type Decimal = string;
 
 // Resources, as the API answers them.
-export type Ping = Schemas['PingResult'];
+export type Ping = Schemas['Ping'];
 export type Customer = Schemas['Customer'];
 export type Product = Schemas['Product'];
 export type Invoice = Schemas['Invoice'];
@@ -27,7 +27,7 @@ export type Payment = Schemas['Payment'];
 export type Pagination = Schemas['Pagination'];
 
 /** The error envelope's `error` object. */
-export type ErrorBody = JsonBody<operations['getPing']['responses']['4XX']>['error'];
+export type ErrorBody = Schemas['Error']['error'];
 /** The contract's 15 error codes. */
 export type ErrorCode = ErrorBody['code'];
 

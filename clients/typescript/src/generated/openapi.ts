@@ -11,6 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Verificar a chave
+         * @description A empresa da chave, o modo (`live` ou `test`), as permissões e quantos clientes a chave vê. Um bom primeiro pedido de uma integração. Exige `customers:read`.
+         */
         get: operations["getPing"];
         put?: never;
         post?: never;
@@ -27,8 +31,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Listar clientes
+         * @description Os clientes da empresa e os clientes globais, por páginas. Sem `sort`, os mais recentes primeiro (`created_at` desc). Para sincronizar, use `updated_since` (inclusivo) com `sort=updated_at&order=asc`.
+         */
         get: operations["listCustomers"];
         put?: never;
+        /**
+         * Criar um cliente
+         * @description Cria um cliente da empresa da chave. `type` por omissão `individual`. O e-mail é único entre os clientes da empresa, sem distinguir maiúsculas: repetido dá `422` em `email`.
+         */
         post: operations["createCustomer"];
         delete?: never;
         options?: never;
@@ -43,7 +55,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Obter um cliente
+         * @description Um id mal formado, inexistente ou de outra empresa responde o mesmo `404 resource_not_found`.
+         */
         get: operations["getCustomer"];
+        /**
+         * Alterar um cliente
+         * @description Só os campos enviados mudam; `null` apaga um campo opcional. Um cliente global ou de outra empresa responde `404`.
+         */
         put: operations["updateCustomer"];
         post?: never;
         delete?: never;
@@ -59,8 +79,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Listar produtos
+         * @description Os produtos da empresa, por páginas. Sem `sort`, os mais recentes primeiro (`created_at` desc).
+         */
         get: operations["listProducts"];
         put?: never;
+        /**
+         * Criar um produto
+         * @description `product_code` é gerado pelo serviço (sequência por tipo). `stock` começa em 0 para `INVENTORY` e é `null` para `NON_INVENTORY`. O produto entra na sincronização do ponto de venda.
+         */
         post: operations["createProduct"];
         delete?: never;
         options?: never;
@@ -75,7 +103,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Obter um produto
+         * @description Um id mal formado, inexistente ou de outra empresa responde o mesmo `404 resource_not_found`.
+         */
         get: operations["getProduct"];
+        /**
+         * Substituir um produto
+         * @description O mesmo corpo do POST: `name`, `type`, `inventory` e `price` continuam obrigatórios; um campo opcional omitido mantém o valor e `null` apaga-o.
+         */
         put: operations["updateProduct"];
         post?: never;
         delete?: never;
@@ -91,8 +127,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Listar facturas
+         * @description As facturas da empresa, sem linhas (`items`), por páginas. Sem `sort`, por `invoice_date` desc. `date_from` e `date_to` são inclusivos, sobre `invoice_date`.
+         */
         get: operations["listInvoices"];
         put?: never;
+        /**
+         * Criar um rascunho de factura
+         * @description Cria sempre um rascunho (`status` = `draft`, código `DRAFT-` e 8 caracteres): não usa numeração fiscal nem movimenta stock. Cada linha leva `product_id`, `quantity` e `price`; `discount` é uma percentagem. Um `customer_id` inexistente ou de outra empresa responde `404`. A resposta é igual à de `GET /invoices/{id}`.
+         */
         post: operations["createInvoice"];
         delete?: never;
         options?: never;
@@ -107,6 +151,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Obter uma factura
+         * @description A factura com as suas linhas (`items`).
+         */
         get: operations["getInvoice"];
         put?: never;
         post?: never;
@@ -123,6 +171,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Listar recibos
+         * @description Os recibos ligados a facturas da empresa, por páginas. Sem `sort`, por `payment_date` desc. `date_from` e `date_to` são inclusivos, sobre `payment_date`.
+         */
         get: operations["listPayments"];
         put?: never;
         post?: never;
@@ -139,6 +191,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Obter um recibo
+         * @description Um id mal formado, inexistente ou de outra empresa responde o mesmo `404 resource_not_found`.
+         */
         get: operations["getPayment"];
         put?: never;
         post?: never;
@@ -152,15 +208,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        PingResult: {
-            tenant_id: number;
-            tenant_name: string;
-            /** @enum {string} */
-            mode: "live" | "test";
-            scopes: string[];
-            customers_visible: number;
-            request_id: string;
-        };
+        /**
+         * @description Um cliente da empresa da chave, ou um cliente global (visível a todas, não editável).
+         * @example {
+         *       "id": 7,
+         *       "name": "Transportes Chaimite, Lda",
+         *       "type": "company",
+         *       "email": "financeiro@chaimite.exemplo.co.mz",
+         *       "phone": "+258 23 32 1234",
+         *       "contact_number": null,
+         *       "nuit": "401223344",
+         *       "address": "Rua Major Serpa Pinto 55, Beira",
+         *       "created_at": "2026-11-20T10:15:00.000+02:00",
+         *       "updated_at": "2026-11-22T09:30:00.000+02:00"
+         *     }
+         */
         Customer: {
             id: number;
             name: string;
@@ -182,105 +244,140 @@ export interface components {
              */
             updated_at: string;
         };
-        Pagination: {
-            total: number;
-            count: number;
-            per_page: number;
-            current_page: number;
-            last_page: number;
+        /**
+         * CustomerCreate
+         * @description `type` por omissão `individual`; o e-mail é único entre os clientes da empresa.
+         */
+        CustomerCreate: {
+            name: string;
+            /** @enum {string} */
+            type?: "individual" | "company";
+            /** Format: email */
+            email?: string | null;
+            phone?: string | null;
+            contact_number?: string | null;
+            nuit?: string | null;
+            address?: string | null;
         };
-        Product: {
+        /**
+         * CustomerRef
+         * @description O cliente da factura.
+         */
+        CustomerRef: {
             id: number;
             name: string;
-            /** @description Gerado pelo serviço, sequência por tipo e por empresa. */
-            product_code: string;
-            /** @description Código próprio do parceiro ("" quando não tem). */
-            sku: string;
-            description: string | null;
+        } | null;
+        /**
+         * CustomerUpdate
+         * @description Só os campos enviados mudam; `null` apaga um campo opcional.
+         */
+        CustomerUpdate: {
+            name?: string;
             /** @enum {string} */
-            type: "GOODS" | "SERVICES" | "RAW" | "ASSETS" | "KIT";
-            /** @description Unidade de medida ("" quando não tem). */
-            unity: string;
-            /** @example 1250.00 */
-            price: string | null;
-            /** @example 1250.00 */
-            pos_price: string | null;
-            vat_included: boolean;
-            /** @description Percentagem do imposto associado. */
-            tax_rate: number | null;
-            /** @description Só leitura; null para produtos NON_INVENTORY. */
-            stock: number | null;
-            reorder_level: number | null;
-            tracks_inventory: boolean;
-            is_for_sale: boolean;
-            categories: string[];
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000+02:00
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000+02:00
-             */
-            updated_at: string;
+            type?: "individual" | "company";
+            /** Format: email */
+            email?: string | null;
+            phone?: string | null;
+            contact_number?: string | null;
+            nuit?: string | null;
+            address?: string | null;
         };
-        InvoiceSummary: {
-            id: number;
-            invoice_code: string;
-            payment_notice_code: string;
-            document_type: string;
-            is_payment_notice: boolean;
-            notice_kind: string;
-            is_pos_sale: boolean;
-            reference: string;
-            payment_reference: string;
-            /** @enum {string} */
-            status: "draft" | "unpaid" | "partially_paid" | "paid" | "cancelled";
-            /**
-             * Format: date
-             * @example 2026-11-22
-             */
-            invoice_date: string;
-            /**
-             * Format: date
-             * @example 2026-11-22
-             */
-            due_date: string;
-            currency: string;
-            exchange_rate: number | null;
-            /** @example 1250.00 */
-            subtotal: string | null;
-            /** @example 1250.00 */
-            discount: string | null;
-            /** @example 1250.00 */
-            global_discount_amount: string | null;
-            /** @example 1250.00 */
-            vat_base: string | null;
-            /** @example 1250.00 */
-            tax: string | null;
-            /** @example 1250.00 */
-            grand_total: string | null;
-            /** @example 1250.00 */
-            paid_amount: string | null;
-            /** @example 1250.00 */
-            remaining_amount: string | null;
-            notes: string;
-            customer: {
-                id: number;
-                name: string;
-            } | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000+02:00
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000+02:00
-             */
-            updated_at: string;
+        /** @description Toda a falha da API tem este envelope. */
+        Error: {
+            error: {
+                /**
+                 * @description O que aconteceu; decida sempre por este campo.
+                 * @enum {string}
+                 */
+                code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
+                /** @description Explicação para pessoas; o texto pode mudar. */
+                message: string;
+                /** @description O que fazer; o texto pode mudar. */
+                hint: string;
+                /**
+                 * Format: uri
+                 * @description A entrada deste código no catálogo de erros.
+                 */
+                doc_url: string;
+                /** @description Igual ao cabeçalho X-Request-Id. */
+                request_id: string;
+                /** @description Só em validation_failed: caminho do campo (`items.0.price`, a partir de 0) -> mensagens. */
+                errors?: {
+                    [key: string]: string[];
+                };
+            };
         };
+        /** @description A resposta genérica de uma falha interna (src/http/error-handler.ts). */
+        InternalError: {
+            /** @constant */
+            statusCode: 500;
+            error: string;
+            message: string;
+        };
+        /**
+         * @description Uma factura com as suas linhas (leitura individual e criação).
+         * @example {
+         *       "id": 12,
+         *       "invoice_code": "DRAFT-7K2M9QXA",
+         *       "payment_notice_code": "",
+         *       "document_type": "invoice",
+         *       "is_payment_notice": false,
+         *       "notice_kind": "",
+         *       "is_pos_sale": false,
+         *       "reference": "Encomenda 2026/341",
+         *       "payment_reference": "",
+         *       "status": "draft",
+         *       "invoice_date": "2026-11-22",
+         *       "due_date": "2026-12-22",
+         *       "currency": "MZN",
+         *       "exchange_rate": null,
+         *       "subtotal": "4410.00",
+         *       "discount": "25.00",
+         *       "global_discount_amount": "0.00",
+         *       "vat_base": "225.00",
+         *       "tax": "36.00",
+         *       "grand_total": "4421.00",
+         *       "paid_amount": "0.00",
+         *       "remaining_amount": "4421.00",
+         *       "notes": "",
+         *       "customer": {
+         *         "id": 6,
+         *         "name": "Escola Primária Esperança da Matola"
+         *       },
+         *       "items": [
+         *         {
+         *           "id": 31,
+         *           "product_id": 5,
+         *           "name": "Farinha de milho 10 kg",
+         *           "description": "",
+         *           "quantity": 8,
+         *           "price": "520.00",
+         *           "discount": "0.00",
+         *           "discount_percentage": 0,
+         *           "tax_amount": "0.00",
+         *           "tax_rate": null,
+         *           "tax_included": false,
+         *           "total": "4160.00"
+         *         },
+         *         {
+         *           "id": 32,
+         *           "product_id": 6,
+         *           "name": "Entrega ao domicílio (Grande Maputo)",
+         *           "description": "",
+         *           "quantity": 1,
+         *           "price": "250.00",
+         *           "discount": "25.00",
+         *           "discount_percentage": 10,
+         *           "tax_amount": "36.00",
+         *           "tax_rate": 16,
+         *           "tax_included": false,
+         *           "total": "261.00"
+         *         }
+         *       ],
+         *       "created_at": "2026-11-22T09:30:00.000+02:00",
+         *       "updated_at": "2026-11-22T09:30:00.000+02:00"
+         *     }
+         */
         Invoice: {
             id: number;
             invoice_code: string;
@@ -322,28 +419,8 @@ export interface components {
             /** @example 1250.00 */
             remaining_amount: string | null;
             notes: string;
-            customer: {
-                id: number;
-                name: string;
-            } | null;
-            items: {
-                id: number;
-                product_id: number | null;
-                name: string;
-                description: string;
-                quantity: number | null;
-                /** @example 1250.00 */
-                price: string | null;
-                /** @example 1250.00 */
-                discount: string | null;
-                discount_percentage: number | null;
-                /** @example 1250.00 */
-                tax_amount: string | null;
-                tax_rate: number | null;
-                tax_included: boolean | null;
-                /** @example 1250.00 */
-                total: string | null;
-            }[];
+            customer: components["schemas"]["CustomerRef"];
+            items: components["schemas"]["InvoiceItem"][];
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000+02:00
@@ -355,6 +432,154 @@ export interface components {
              */
             updated_at: string;
         };
+        /**
+         * InvoiceCreate
+         * @description Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura.
+         */
+        InvoiceCreate: {
+            customer_id: number;
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            invoice_date: string;
+            items: components["schemas"]["InvoiceLineInput"][];
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            due_date?: string | null;
+            reference?: string | null;
+            notes?: string | null;
+            /** @enum {string|null} */
+            currency?: "MZN" | "USD" | "ZAR" | null;
+            exchange_rate?: number | null;
+        };
+        /**
+         * InvoiceItem
+         * @description Uma linha da factura.
+         */
+        InvoiceItem: {
+            id: number;
+            product_id: number | null;
+            name: string;
+            description: string;
+            quantity: number | null;
+            /** @example 1250.00 */
+            price: string | null;
+            /** @example 1250.00 */
+            discount: string | null;
+            discount_percentage: number | null;
+            /** @example 1250.00 */
+            tax_amount: string | null;
+            tax_rate: number | null;
+            tax_included: boolean | null;
+            /** @example 1250.00 */
+            total: string | null;
+        };
+        /**
+         * InvoiceLineInput
+         * @description Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem.
+         */
+        InvoiceLineInput: {
+            product_id?: number | null;
+            name?: string | null;
+            description?: string | null;
+            quantity: number;
+            price: number;
+            discount?: number | null;
+            tax_id?: number | null;
+        };
+        /**
+         * InvoiceRef
+         * @description A factura que o recibo paga.
+         */
+        InvoiceRef: {
+            id: number;
+            invoice_code: string;
+            payment_notice_code: string;
+        } | null;
+        /** @description Uma factura como aparece nas listas: sem `items`. */
+        InvoiceSummary: {
+            id: number;
+            invoice_code: string;
+            payment_notice_code: string;
+            document_type: string;
+            is_payment_notice: boolean;
+            notice_kind: string;
+            is_pos_sale: boolean;
+            reference: string;
+            payment_reference: string;
+            /** @enum {string} */
+            status: "draft" | "unpaid" | "partially_paid" | "paid" | "cancelled";
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            invoice_date: string;
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            due_date: string;
+            currency: string;
+            exchange_rate: number | null;
+            /** @example 1250.00 */
+            subtotal: string | null;
+            /** @example 1250.00 */
+            discount: string | null;
+            /** @example 1250.00 */
+            global_discount_amount: string | null;
+            /** @example 1250.00 */
+            vat_base: string | null;
+            /** @example 1250.00 */
+            tax: string | null;
+            /** @example 1250.00 */
+            grand_total: string | null;
+            /** @example 1250.00 */
+            paid_amount: string | null;
+            /** @example 1250.00 */
+            remaining_amount: string | null;
+            notes: string;
+            customer: components["schemas"]["CustomerRef"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            updated_at: string;
+        };
+        Pagination: {
+            total: number;
+            count: number;
+            per_page: number;
+            current_page: number;
+            last_page: number;
+        };
+        /**
+         * @description Um recibo ligado a uma factura da empresa (só leitura).
+         * @example {
+         *       "id": 4,
+         *       "payment_code": "RC 2026/000004",
+         *       "payment_date": "2026-11-20",
+         *       "amount": "5000.00",
+         *       "payment_method": "mpesa",
+         *       "payment_method_type": "mobile_money",
+         *       "reference": "MP261120.1432.A77",
+         *       "notes": null,
+         *       "invoice": {
+         *         "id": 2,
+         *         "invoice_code": "FT 2026/000002",
+         *         "payment_notice_code": ""
+         *       },
+         *       "created_at": "2026-11-20T14:32:00.000+02:00",
+         *       "updated_at": "2026-11-20T14:32:00.000+02:00"
+         *     }
+         */
         Payment: {
             id: number;
             payment_code: string;
@@ -369,11 +594,7 @@ export interface components {
             payment_method_type: string;
             reference: string;
             notes: string | null;
-            invoice: {
-                id: number;
-                invoice_code: string;
-                payment_notice_code: string;
-            } | null;
+            invoice: components["schemas"]["InvoiceRef"];
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000+02:00
@@ -385,9 +606,150 @@ export interface components {
              */
             updated_at: string;
         };
+        /**
+         * @description Quem é a chave: empresa, modo e permissões.
+         * @example {
+         *       "tenant_id": 1,
+         *       "tenant_name": "Mercearia Baía de Maputo, Lda",
+         *       "mode": "live",
+         *       "scopes": [
+         *         "customers:read",
+         *         "customers:write",
+         *         "products:read",
+         *         "invoices:read"
+         *       ],
+         *       "customers_visible": 7,
+         *       "request_id": "req_55590546db1ba720f6772c4d"
+         *     }
+         */
+        Ping: {
+            tenant_id: number;
+            tenant_name: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            scopes: string[];
+            customers_visible: number;
+            request_id: string;
+        };
+        /**
+         * @description Um produto ou serviço da empresa da chave.
+         * @example {
+         *       "id": 5,
+         *       "name": "Farinha de milho 10 kg",
+         *       "product_code": "BEN-000003",
+         *       "sku": "FM-10",
+         *       "description": null,
+         *       "type": "GOODS",
+         *       "unity": "saco",
+         *       "price": "520.00",
+         *       "pos_price": "540.00",
+         *       "vat_included": false,
+         *       "tax_rate": null,
+         *       "stock": 120,
+         *       "reorder_level": 20,
+         *       "tracks_inventory": true,
+         *       "is_for_sale": true,
+         *       "categories": [
+         *         "Mercearia"
+         *       ],
+         *       "created_at": "2026-11-20T10:15:00.000+02:00",
+         *       "updated_at": "2026-11-22T09:30:00.000+02:00"
+         *     }
+         */
+        Product: {
+            id: number;
+            name: string;
+            /** @description Gerado pelo serviço, sequência por tipo e por empresa. */
+            product_code: string;
+            /** @description Código próprio do parceiro ("" quando não tem). */
+            sku: string;
+            description: string | null;
+            /** @enum {string} */
+            type: "GOODS" | "SERVICES" | "RAW" | "ASSETS" | "KIT";
+            /** @description Unidade de medida ("" quando não tem). */
+            unity: string;
+            /** @example 1250.00 */
+            price: string | null;
+            /** @example 1250.00 */
+            pos_price: string | null;
+            vat_included: boolean;
+            /** @description Percentagem do imposto associado. */
+            tax_rate: number | null;
+            /** @description Só leitura; null para produtos NON_INVENTORY. */
+            stock: number | null;
+            reorder_level: number | null;
+            tracks_inventory: boolean;
+            is_for_sale: boolean;
+            categories: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            updated_at: string;
+        };
+        /**
+         * ProductInput
+         * @description Corpo de POST e PUT. No PUT os campos obrigatórios continuam obrigatórios; um campo opcional omitido mantém o valor e `null` apaga-o.
+         */
+        ProductInput: {
+            name: string;
+            /** @enum {string} */
+            type: "GOODS" | "SERVICES" | "RAW" | "ASSETS" | "KIT";
+            /**
+             * @description INVENTORY movimenta stock; NON_INVENTORY não.
+             * @enum {string}
+             */
+            inventory: "INVENTORY" | "NON_INVENTORY";
+            /** @description No máximo 2 casas decimais. */
+            price: number;
+            description?: string | null;
+            sku?: string | null;
+            unity?: string | null;
+            /** @description No máximo 2 casas decimais. */
+            pos_price?: number | null;
+            vat_included?: boolean | null;
+            reorder_level?: number | null;
+            is_for_sale?: boolean | null;
+            is_for_purchase?: boolean | null;
+            /** @description Imposto da empresa da chave ou imposto global. */
+            tax_id?: number | null;
+        };
+        /** @description validation_failed: o corpo não é válido; `errors` diz o que corrigir em cada campo. Nada foi criado. */
+        ValidationError: {
+            error: {
+                /** @constant */
+                code: "validation_failed";
+                /** @description Explicação para pessoas; o texto pode mudar. */
+                message: string;
+                /** @description O que fazer; o texto pode mudar. */
+                hint: string;
+                /**
+                 * Format: uri
+                 * @description A entrada deste código no catálogo de erros.
+                 */
+                doc_url: string;
+                /** @description Igual ao cabeçalho X-Request-Id. */
+                request_id: string;
+                /** @description Só em validation_failed: caminho do campo (`items.0.price`, a partir de 0) -> mensagens. */
+                errors: {
+                    [key: string]: string[];
+                };
+            };
+        };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /**
+         * @description Uma chave única por operação (por exemplo um UUID). Repetir o mesmo pedido, byte a byte, com a mesma chave devolve a resposta guardada em vez de criar de novo; guardada 24 horas.
+         * @example 7d0c5a3e-2b1f-4c8e-9a6d-5e4f3b2a1c0d
+         */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -403,46 +765,97 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A chave e a sua empresa. */
             200: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["PingResult"];
+                        data: components["schemas"]["Ping"];
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
     };
     listCustomers: {
         parameters: {
-            query: {
-                /** @description Use um número inteiro maior ou igual a 1. */
-                page: number;
+            query?: {
+                /** @description Use um número inteiro entre 1 e 2147483647. */
+                page?: number;
                 /** @description Use um número inteiro maior ou igual a 1 (valores acima de 100 contam como 100). */
-                per_page: number;
+                per_page?: number;
                 sort?: "name" | "created_at" | "updated_at";
                 order?: "asc" | "desc";
                 /** @description Texto a procurar no nome, e-mail, NUIT ou telefone. */
@@ -457,9 +870,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Uma página de clientes e a sua paginação. */
             200: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -469,24 +888,84 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -494,29 +973,44 @@ export interface operations {
     createCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Uma chave única por operação (por exemplo um UUID). Repetir o mesmo pedido, byte a byte, com a mesma chave devolve a resposta guardada em vez de criar de novo; guardada 24 horas.
+                 * @example 7d0c5a3e-2b1f-4c8e-9a6d-5e4f3b2a1c0d
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
+        /** @description `type` por omissão `individual`; o e-mail é único entre os clientes da empresa. */
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /** @enum {string} */
-                    type?: "individual" | "company";
-                    /** Format: email */
-                    email?: string | null;
-                    phone?: string | null;
-                    contact_number?: string | null;
-                    nuit?: string | null;
-                    address?: string | null;
-                };
+                /**
+                 * @example {
+                 *       "name": "Celso Matsinhe",
+                 *       "type": "individual",
+                 *       "email": "celso.matsinhe@exemplo.co.mz",
+                 *       "phone": "+258 84 123 4567",
+                 *       "nuit": "123456789",
+                 *       "address": "Bairro Polana Caniço A, Maputo"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomerCreate"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description O cliente. */
             201: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
+                    "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -525,24 +1019,116 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `idempotency_key_required`, `idempotency_key_invalid`. Veja o catálogo de erros em doc_url. */
+            400: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `test_mode_read_only`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `idempotency_request_in_flight`, `idempotency_key_reuse`. Veja o catálogo de erros em doc_url. */
+            409: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -559,9 +1145,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description O cliente. */
             200: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -570,24 +1162,84 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `resource_not_found`. Veja o catálogo de erros em doc_url. */
+            404: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -595,32 +1247,43 @@ export interface operations {
     updateCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Uma chave única por operação (por exemplo um UUID). Repetir o mesmo pedido, byte a byte, com a mesma chave devolve a resposta guardada em vez de criar de novo; guardada 24 horas.
+                 * @example 7d0c5a3e-2b1f-4c8e-9a6d-5e4f3b2a1c0d
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Id do recurso; mal formado, inexistente ou de outra empresa: 404. */
                 id: string;
             };
             cookie?: never;
         };
+        /** @description Só os campos enviados mudam; `null` apaga um campo opcional. */
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    /** @enum {string} */
-                    type?: "individual" | "company";
-                    /** Format: email */
-                    email?: string | null;
-                    phone?: string | null;
-                    contact_number?: string | null;
-                    nuit?: string | null;
-                    address?: string | null;
-                };
+                /**
+                 * @example {
+                 *       "phone": "+258 82 765 4321",
+                 *       "address": "Av. 24 de Julho 1520, Maputo"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomerUpdate"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description O cliente. */
             200: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
+                    "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -629,35 +1292,144 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `idempotency_key_required`, `idempotency_key_invalid`. Veja o catálogo de erros em doc_url. */
+            400: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `test_mode_read_only`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `resource_not_found`. Veja o catálogo de erros em doc_url. */
+            404: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
+                    "Idempotency-Replay"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `idempotency_request_in_flight`, `idempotency_key_reuse`. Veja o catálogo de erros em doc_url. */
+            409: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
     };
     listProducts: {
         parameters: {
-            query: {
-                /** @description Use um número inteiro maior ou igual a 1. */
-                page: number;
+            query?: {
+                /** @description Use um número inteiro entre 1 e 2147483647. */
+                page?: number;
                 /** @description Use um número inteiro maior ou igual a 1 (valores acima de 100 contam como 100). */
-                per_page: number;
+                per_page?: number;
                 sort?: "name" | "price" | "stock" | "created_at" | "updated_at";
                 order?: "asc" | "desc";
                 /** @description Texto a procurar no nome, código ou SKU. */
@@ -673,9 +1445,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Uma página de produtos e a sua paginação. */
             200: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -685,24 +1463,84 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -710,41 +1548,46 @@ export interface operations {
     createProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Uma chave única por operação (por exemplo um UUID). Repetir o mesmo pedido, byte a byte, com a mesma chave devolve a resposta guardada em vez de criar de novo; guardada 24 horas.
+                 * @example 7d0c5a3e-2b1f-4c8e-9a6d-5e4f3b2a1c0d
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
+        /** @description Corpo de POST e PUT. No PUT os campos obrigatórios continuam obrigatórios; um campo opcional omitido mantém o valor e `null` apaga-o. */
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /** @enum {string} */
-                    type: "GOODS" | "SERVICES" | "RAW" | "ASSETS" | "KIT";
-                    /**
-                     * @description INVENTORY movimenta stock; NON_INVENTORY não.
-                     * @enum {string}
-                     */
-                    inventory: "INVENTORY" | "NON_INVENTORY";
-                    /** @description No máximo 2 casas decimais. */
-                    price: number;
-                    description?: string | null;
-                    sku?: string | null;
-                    unity?: string | null;
-                    /** @description No máximo 2 casas decimais. */
-                    pos_price?: number | null;
-                    vat_included?: boolean | null;
-                    reorder_level?: number | null;
-                    is_for_sale?: boolean | null;
-                    is_for_purchase?: boolean | null;
-                    /** @description Imposto da empresa da chave ou imposto global. */
-                    tax_id?: number | null;
-                };
+                /**
+                 * @example {
+                 *       "name": "Farinha de milho 10 kg",
+                 *       "type": "GOODS",
+                 *       "inventory": "INVENTORY",
+                 *       "price": 520,
+                 *       "sku": "FM-10",
+                 *       "unity": "saco",
+                 *       "pos_price": 540,
+                 *       "reorder_level": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProductInput"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description O produto. */
             201: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
+                    "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -753,24 +1596,116 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `idempotency_key_required`, `idempotency_key_invalid`. Veja o catálogo de erros em doc_url. */
+            400: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `test_mode_read_only`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `idempotency_request_in_flight`, `idempotency_key_reuse`. Veja o catálogo de erros em doc_url. */
+            409: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -787,9 +1722,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description O produto. */
             200: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -798,24 +1739,84 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `resource_not_found`. Veja o catálogo de erros em doc_url. */
+            404: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -823,44 +1824,49 @@ export interface operations {
     updateProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Uma chave única por operação (por exemplo um UUID). Repetir o mesmo pedido, byte a byte, com a mesma chave devolve a resposta guardada em vez de criar de novo; guardada 24 horas.
+                 * @example 7d0c5a3e-2b1f-4c8e-9a6d-5e4f3b2a1c0d
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Id do recurso; mal formado, inexistente ou de outra empresa: 404. */
                 id: string;
             };
             cookie?: never;
         };
+        /** @description Corpo de POST e PUT. No PUT os campos obrigatórios continuam obrigatórios; um campo opcional omitido mantém o valor e `null` apaga-o. */
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /** @enum {string} */
-                    type: "GOODS" | "SERVICES" | "RAW" | "ASSETS" | "KIT";
-                    /**
-                     * @description INVENTORY movimenta stock; NON_INVENTORY não.
-                     * @enum {string}
-                     */
-                    inventory: "INVENTORY" | "NON_INVENTORY";
-                    /** @description No máximo 2 casas decimais. */
-                    price: number;
-                    description?: string | null;
-                    sku?: string | null;
-                    unity?: string | null;
-                    /** @description No máximo 2 casas decimais. */
-                    pos_price?: number | null;
-                    vat_included?: boolean | null;
-                    reorder_level?: number | null;
-                    is_for_sale?: boolean | null;
-                    is_for_purchase?: boolean | null;
-                    /** @description Imposto da empresa da chave ou imposto global. */
-                    tax_id?: number | null;
-                };
+                /**
+                 * @example {
+                 *       "name": "Farinha de milho 10 kg",
+                 *       "type": "GOODS",
+                 *       "inventory": "INVENTORY",
+                 *       "price": 520,
+                 *       "sku": "FM-10",
+                 *       "unity": "saco",
+                 *       "pos_price": 540,
+                 *       "reorder_level": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProductInput"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description O produto. */
             200: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
+                    "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -869,35 +1875,144 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `idempotency_key_required`, `idempotency_key_invalid`. Veja o catálogo de erros em doc_url. */
+            400: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `test_mode_read_only`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `resource_not_found`. Veja o catálogo de erros em doc_url. */
+            404: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
+                    "Idempotency-Replay"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `idempotency_request_in_flight`, `idempotency_key_reuse`. Veja o catálogo de erros em doc_url. */
+            409: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
     };
     listInvoices: {
         parameters: {
-            query: {
-                /** @description Use um número inteiro maior ou igual a 1. */
-                page: number;
+            query?: {
+                /** @description Use um número inteiro entre 1 e 2147483647. */
+                page?: number;
                 /** @description Use um número inteiro maior ou igual a 1 (valores acima de 100 contam como 100). */
-                per_page: number;
+                per_page?: number;
                 sort?: "invoice_date" | "due_date" | "grand_total" | "created_at" | "updated_at";
                 order?: "asc" | "desc";
                 status?: "draft" | "unpaid" | "partially_paid" | "paid" | "cancelled";
@@ -916,9 +2031,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Uma página de facturas e a sua paginação. */
             200: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -928,24 +2049,84 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -953,45 +2134,56 @@ export interface operations {
     createInvoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Uma chave única por operação (por exemplo um UUID). Repetir o mesmo pedido, byte a byte, com a mesma chave devolve a resposta guardada em vez de criar de novo; guardada 24 horas.
+                 * @example 7d0c5a3e-2b1f-4c8e-9a6d-5e4f3b2a1c0d
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
+        /** @description Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura. */
         requestBody: {
             content: {
-                "application/json": {
-                    customer_id: number;
-                    /**
-                     * Format: date
-                     * @example 2026-11-22
-                     */
-                    invoice_date: string;
-                    items: {
-                        product_id?: number | null;
-                        name?: string | null;
-                        description?: string | null;
-                        quantity: number;
-                        price: number;
-                        discount?: number | null;
-                        tax_id?: number | null;
-                    }[];
-                    /**
-                     * Format: date
-                     * @example 2026-11-22
-                     */
-                    due_date?: string | null;
-                    reference?: string | null;
-                    notes?: string | null;
-                    /** @enum {string|null} */
-                    currency?: "MZN" | "USD" | "ZAR" | null;
-                    exchange_rate?: number | null;
-                };
+                /**
+                 * @example {
+                 *       "customer_id": 6,
+                 *       "invoice_date": "2026-11-22",
+                 *       "due_date": "2026-12-22",
+                 *       "reference": "Encomenda 2026/341",
+                 *       "items": [
+                 *         {
+                 *           "product_id": 5,
+                 *           "quantity": 8,
+                 *           "price": 520
+                 *         },
+                 *         {
+                 *           "product_id": 6,
+                 *           "quantity": 1,
+                 *           "price": 250,
+                 *           "discount": 10,
+                 *           "tax_id": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceCreate"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A factura, com as suas linhas. */
             201: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
+                    "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1000,24 +2192,133 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `idempotency_key_required`, `idempotency_key_invalid`. Veja o catálogo de erros em doc_url. */
+            400: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `test_mode_read_only`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `resource_not_found`. Veja o catálogo de erros em doc_url. */
+            404: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
+                    "Idempotency-Replay"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `idempotency_request_in_flight`, `idempotency_key_reuse`. Veja o catálogo de erros em doc_url. */
+            409: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1034,9 +2335,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A factura, com as suas linhas. */
             200: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1045,35 +2352,95 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `resource_not_found`. Veja o catálogo de erros em doc_url. */
+            404: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
     };
     listPayments: {
         parameters: {
-            query: {
-                /** @description Use um número inteiro maior ou igual a 1. */
-                page: number;
+            query?: {
+                /** @description Use um número inteiro entre 1 e 2147483647. */
+                page?: number;
                 /** @description Use um número inteiro maior ou igual a 1 (valores acima de 100 contam como 100). */
-                per_page: number;
+                per_page?: number;
                 sort?: "payment_date" | "amount" | "created_at" | "updated_at";
                 order?: "asc" | "desc";
                 /** @description Use um identificador numérico inteiro, por exemplo 42. */
@@ -1089,9 +2456,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Uma página de recibos e a sua paginação. */
             200: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1101,24 +2474,84 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1135,9 +2568,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description O recibo. */
             200: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1146,24 +2585,84 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every API failure */
-            "4XX": {
+            /** @description Erro: `invalid_api_key`, `api_key_expired`, `api_key_revoked`. Veja o catálogo de erros em doc_url. */
+            401: {
                 headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: "invalid_api_key" | "api_key_expired" | "api_key_revoked" | "partner_api_disabled" | "browser_use_forbidden" | "test_mode_read_only" | "insufficient_scope" | "resource_not_found" | "invalid_query_parameter" | "validation_failed" | "idempotency_key_required" | "idempotency_key_invalid" | "idempotency_request_in_flight" | "idempotency_key_reuse" | "rate_limit_exceeded";
-                            message: string;
-                            hint: string;
-                            doc_url: string;
-                            request_id: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `browser_use_forbidden`, `partner_api_disabled`, `insufficient_scope`. Veja o catálogo de erros em doc_url. */
+            403: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `resource_not_found`. Veja o catálogo de erros em doc_url. */
+            404: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
+            429: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte. */
+            500: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };

@@ -3,45 +3,19 @@
 // (data_versions, raised by a trigger on every write in the writing transaction) has not moved.
 // Every instance reads the version from the database, so a write on one instance is seen by all.
 import type { SQL } from 'drizzle-orm';
+import { BoundedMap } from '../bounded-map.js';
 import { type Database, queryRows, sql } from './client.js';
 
 const MAX_ENTRIES = 20_000;
-
-/** A Map that forgets its oldest entries beyond a size. */
-class BoundedMap<V> {
-  readonly #entries = new Map<string, V>();
-  constructor(readonly max: number) {}
-  get(key: string): V | undefined {
-    return this.#entries.get(key);
-  }
-  set(key: string, value: V): void {
-    this.#entries.delete(key);
-    if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value as string);
-    this.#entries.set(key, value);
-  }
-  get size(): number {
-    return this.#entries.size;
-  }
-}
-
-export interface ListMemoryStats {
-  totalHits: number;
-  totalMisses: number;
-}
 
 export interface ListMemory {
   readonly totals: BoundedMap<{ version: string; total: number }>;
   /** Where a page ended: the id of its last row, at a version. */
   readonly cursors: BoundedMap<{ version: string; lastId: number }>;
-  readonly stats: ListMemoryStats;
 }
 
 export function createListMemory(max = MAX_ENTRIES): ListMemory {
-  return {
-    totals: new BoundedMap(max),
-    cursors: new BoundedMap(max),
-    stats: { totalHits: 0, totalMisses: 0 },
-  };
+  return { totals: new BoundedMap(max), cursors: new BoundedMap(max) };
 }
 
 /** The version a company's lists are read at: its own counter plus the global customers'. */
@@ -81,11 +55,7 @@ export async function exactTotal(
 ): Promise<number> {
   if (!memory) return (await countAtVersion(db, companyId, count)).total;
   const remembered = memory.totals.get(key);
-  if (remembered && knownVersion !== null && remembered.version === knownVersion) {
-    memory.stats.totalHits++;
-    return remembered.total;
-  }
-  memory.stats.totalMisses++;
+  if (remembered && knownVersion !== null && remembered.version === knownVersion) return remembered.total;
   const counted = await countAtVersion(db, companyId, count);
   memory.totals.set(key, counted);
   return counted.total;

@@ -1,7 +1,7 @@
 // Steps 3 to 8 of the pipeline (src/http/pipeline.ts): who is calling and whether they may.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import { API_KEY_PATTERN, touchApiKey } from '../keys/api-keys.js';
+import { API_KEY_PATTERN, hashApiKey, touchApiKey } from '../keys/api-keys.js';
 import { callerOf, isWriteMethod } from './request-state.js';
 
 const BEARER = 'Bearer ';
@@ -22,10 +22,11 @@ function presentedKey(request: FastifyRequest): string | null {
 export async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { db, config, rateLimiter, keyCache, listMemory } = request.server;
   const key = presentedKey(request);
+  const keyHash = key ? hashApiKey(key) : null;
   // An IP already past its per-IP limit is judged by it before any lookup (src/http/rate-limit.ts).
-  const limitedFirst = rateLimiter.limitsBeforeLookup(request.ip, key);
+  const limitedFirst = rateLimiter.limitsBeforeLookup(request.ip, keyHash);
   if (limitedFirst) await rateLimiter.consumeAnonymous(request.ip);
-  const found = key ? await keyCache.find(key) : null;
+  const found = key && keyHash ? await keyCache.find(key, keyHash) : null;
   const refusal = !found
     ? 'invalid_api_key'
     : found.revoked
@@ -37,7 +38,7 @@ export async function authenticate(request: FastifyRequest, reply: FastifyReply)
     if (!limitedFirst) await rateLimiter.consumeAnonymous(request.ip);
     throw new ApiError(refusal ?? 'invalid_api_key');
   }
-  if (key) rateLimiter.rememberValidKey(key);
+  if (keyHash) rateLimiter.rememberValidKey(keyHash);
   const { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes } = found;
   request.caller = { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes };
   request.requestContext = { db, companyId, timeZone: config.timeZone, lists: listMemory };

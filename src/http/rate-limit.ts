@@ -16,9 +16,9 @@
 // once per outage), and goes back to Redis by itself as soon as it answers again. A Redis failure
 // is never a 429 or a 500, and never makes a request wait longer than the command timeout (250 ms).
 // See docs/rate-limits.md.
-import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { BoundedMap } from '../bounded-map.js';
 import type { Config, RateLimitConfig } from '../config.js';
 import { ApiError } from '../errors.js';
 import { metrics, type RateLimitStoreState } from '../ops/metrics.js';
@@ -37,9 +37,9 @@ export interface RateLimiter {
    * limit before its key is looked up: the IP was refused in its current window and the key is
    * not one seen valid recently. Memory only, no I/O.
    */
-  limitsBeforeLookup(ip: string, key: string | null): boolean;
-  /** Remembers a key that authenticated, so that it is looked up even from a refused IP. */
-  rememberValidKey(key: string): void;
+  limitsBeforeLookup(ip: string, keyHash: string | null): boolean;
+  /** Remembers a key (by its hash) that authenticated, so that it is looked up even from a refused IP. */
+  rememberValidKey(keyHash: string): void;
   /** Counts a request of a valid key; returns headers for the response; throws past a limit. */
   consumeKey(usage: KeyUsage): Promise<Record<string, string>>;
   /** Where it counts now (the operations server reports it: Redis down is "degraded"). */
@@ -326,16 +326,13 @@ const KNOWN_KEY_MS = 10 * 60 * 1000;
 
 /** Entries with an expiry time, the oldest forgotten first when full: memory stays bounded. */
 class ExpiringSet {
-  private readonly until = new Map<string, number>();
-  constructor(private readonly maxEntries: number) {}
+  private readonly until: BoundedMap<number>;
+  constructor(maxEntries: number) {
+    this.until = new BoundedMap(maxEntries);
+  }
 
   add(entry: string, until: number): void {
-    this.until.delete(entry); // re-inserted as the newest
     this.until.set(entry, until);
-    while (this.until.size > this.maxEntries) {
-      const oldest = this.until.keys().next().value as string;
-      this.until.delete(oldest);
-    }
   }
 
   has(entry: string, now: number): boolean {
@@ -360,19 +357,15 @@ class BeforeLookup {
     this.refusedIps.add(ip, Date.now() + msBeforeNext);
   }
 
-  keyValid(key: string): void {
-    this.knownKeys.add(digest(key), Date.now() + KNOWN_KEY_MS);
+  keyValid(keyHash: string): void {
+    this.knownKeys.add(keyHash, Date.now() + KNOWN_KEY_MS);
   }
 
-  mustLimitFirst(ip: string, key: string | null): boolean {
+  mustLimitFirst(ip: string, keyHash: string | null): boolean {
     const now = Date.now();
     if (!this.refusedIps.has(ip, now)) return false;
-    return key === null || !this.knownKeys.has(digest(key), now);
+    return keyHash === null || !this.knownKeys.has(keyHash, now);
   }
-}
-
-function digest(key: string): string {
-  return createHash('sha256').update(key).digest('base64');
 }
 
 /** `::ffff:10.0.0.1` and `10.0.0.1` are the same client. */
@@ -400,8 +393,8 @@ export function createRateLimiter(
       }
     },
 
-    limitsBeforeLookup: (ip, key) => beforeLookup.mustLimitFirst(normalizeIp(ip), key),
-    rememberValidKey: (key) => beforeLookup.keyValid(key),
+    limitsBeforeLookup: (ip, keyHash) => beforeLookup.mustLimitFirst(normalizeIp(ip), keyHash),
+    rememberValidKey: (keyHash) => beforeLookup.keyValid(keyHash),
 
     async consumeKey({ apiKeyId, companyId, isWrite }) {
       const key = String(apiKeyId);

@@ -12,23 +12,28 @@ export interface RateLimitInfo {
   retryAfterSeconds: number | null;
 }
 
-export const ERROR_CODES: readonly ErrorCode[] = [
-  'invalid_api_key',
-  'api_key_expired',
-  'api_key_revoked',
-  'partner_api_disabled',
-  'browser_use_forbidden',
-  'test_mode_read_only',
-  'insufficient_scope',
-  'resource_not_found',
-  'invalid_query_parameter',
-  'validation_failed',
-  'idempotency_key_required',
-  'idempotency_key_invalid',
-  'idempotency_request_in_flight',
-  'idempotency_key_reuse',
-  'rate_limit_exceeded',
-];
+// Keyed by the generated ErrorCode union: a code added to or removed from openapi.json (which the
+// server writes from its one error module) fails to compile here until this list follows.
+const KNOWN_CODES: Record<ErrorCode, true> = {
+  invalid_api_key: true,
+  api_key_expired: true,
+  api_key_revoked: true,
+  partner_api_disabled: true,
+  browser_use_forbidden: true,
+  test_mode_read_only: true,
+  insufficient_scope: true,
+  resource_not_found: true,
+  invalid_query_parameter: true,
+  validation_failed: true,
+  idempotency_key_required: true,
+  idempotency_key_invalid: true,
+  idempotency_request_in_flight: true,
+  idempotency_key_reuse: true,
+  rate_limit_exceeded: true,
+};
+
+/** The contract's 15 error codes, in the order the API documents them. */
+export const ERROR_CODES = Object.keys(KNOWN_CODES) as readonly ErrorCode[];
 
 export interface PartnerApiErrorInit {
   status: number;

@@ -2,11 +2,10 @@
 // wrong keys from one address costs no database query, while a key that has authenticated keeps
 // working from that same address. On the memory store and on Redis.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import * as apiKeys from '../../src/keys/api-keys.js';
 import { createTenant } from '../helpers/context.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { deleteRedisKeys, get, type LimitedApp, limitedApp, type Store } from '../helpers/rate-limit.js';
+import { get, type Store, useLimitedApps } from '../helpers/rate-limit.js';
 
 vi.mock('../../src/keys/api-keys.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/keys/api-keys.js')>();
@@ -17,27 +16,11 @@ const lookups = () => vi.mocked(apiKeys.findApiKey).mock.calls.length;
 const wrongKey = () => `svc_sk_live_${randomBytes(24).toString('hex')}`;
 
 describe.each<Store>(['memory', 'redis'])('per-IP limit before the key lookup (%s)', (store) => {
-  let database: TestDatabase;
-  const prefixes: string[] = [];
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.close();
-    if (store === 'redis') for (const prefix of prefixes) await deleteRedisKeys(prefix);
-  });
-
-  async function start(env: Record<string, string>): Promise<LimitedApp> {
-    const limited = await limitedApp({ store, database, env });
-    prefixes.push(limited.prefix);
-    onTestFinished(() => limited.close());
-    return limited;
-  }
+  const { database: testDatabase, start } = useLimitedApps(store);
 
   it('refuses wrong keys from an IP over its limit without looking them up; a known valid key still works', async () => {
     const { app } = await start({ RATE_LIMIT_IP_PER_MINUTE: '3' });
-    const tenant = await createTenant(database.handle.db);
+    const tenant = await createTenant(testDatabase().handle.db);
     const ip = '198.51.100.40';
     // The valid key authenticates once (from anywhere).
     expect((await get(app, '/ping', { key: tenant.key, remoteAddress: '198.51.100.41' })).statusCode).toBe(

@@ -5,12 +5,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { API_PREFIX, type App, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createRateLimiter, type RateLimiter, type RateLimitLogger } from '../../src/http/rate-limit.js';
 import { checkConformance } from './conformance.js';
 import { GENEROUS_LIMITS, TEST_DOCS_URL } from './context.js';
-import type { TestDatabase } from './database.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
 import { TEST_REDIS_URL } from './services.js';
 
 export type Store = 'memory' | 'redis';
@@ -71,6 +72,38 @@ export async function limitedApp(options: LimitedAppOptions): Promise<LimitedApp
     close: async () => {
       await app.close();
       await limiter.close();
+    },
+  };
+}
+
+/**
+ * For a describe block: one test database, and `start(env)` building a limited app on it that is
+ * closed when its test ends; the Redis counters of every app are deleted after the block.
+ */
+export function useLimitedApps(store: Store): {
+  database(): TestDatabase;
+  start(env: Record<string, string>): Promise<LimitedApp>;
+} {
+  let database: TestDatabase | null = null;
+  const prefixes: string[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.close();
+    if (store === 'redis') for (const prefix of prefixes) await deleteRedisKeys(prefix);
+  });
+  const current = () => {
+    if (!database) throw new Error('useLimitedApps: the database exists only inside tests');
+    return database;
+  };
+  return {
+    database: current,
+    async start(env) {
+      const limited = await limitedApp({ store, database: current(), env });
+      prefixes.push(limited.prefix);
+      onTestFinished(() => limited.close());
+      return limited;
     },
   };
 }

@@ -5,23 +5,14 @@
 import { sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { apiKeys } from '../../src/db/schema.js';
 import { ApiError } from '../../src/errors.js';
 import { createRateLimiter, type KeyUsage, type RateLimiter } from '../../src/http/rate-limit.js';
 import { createApiKey, revokeApiKey } from '../../src/operations/api-keys.js';
 import { createTenant, GENEROUS_LIMITS, TEST_DOCS_URL } from '../helpers/context.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import {
-  deleteRedisKeys,
-  get,
-  type LimitedApp,
-  limitedApp,
-  limitHeaders,
-  post,
-  type Store,
-} from '../helpers/rate-limit.js';
+import { get, limitHeaders, post, type Store, useLimitedApps } from '../helpers/rate-limit.js';
 import { TEST_REDIS_URL } from '../helpers/services.js';
 
 const MINUTE_RETRY_AFTER = { min: 1, max: 60 };
@@ -52,27 +43,11 @@ function expectRateLimited(
 }
 
 describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
-  let database: TestDatabase;
-  const prefixes: string[] = [];
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.close();
-    if (store === 'redis') for (const prefix of prefixes) await deleteRedisKeys(prefix);
-  });
-
-  async function start(env: Record<string, string>): Promise<LimitedApp> {
-    const limited = await limitedApp({ store, database, env });
-    prefixes.push(limited.prefix);
-    onTestFinished(() => limited.close());
-    return limited;
-  }
+  const { database: testDatabase, start } = useLimitedApps(store);
 
   it('per key and minute: refuses exactly the first request over the limit, and the next ones', async () => {
     const { app } = await start({ RATE_LIMIT_KEY_PER_MINUTE: '5' });
-    const tenant = await createTenant(database.handle.db);
+    const tenant = await createTenant(testDatabase().handle.db);
     for (let i = 1; i <= 5; i++) {
       const res = await get(app, '/ping', { key: tenant.key });
       expect(res.statusCode).toBe(200);
@@ -83,13 +58,13 @@ describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
     expect(retryAfter).toBeGreaterThanOrEqual(55);
     expectRateLimited(await get(app, '/ping', { key: tenant.key }), 5);
     // Another key of another company is not touched.
-    const other = await createTenant(database.handle.db, { name: 'Outra' });
+    const other = await createTenant(testDatabase().handle.db, { name: 'Outra' });
     expect((await get(app, '/ping', { key: other.key })).statusCode).toBe(200);
   });
 
   it('writes per key and minute: the write over the limit is refused, reads go on', async () => {
     const { app } = await start({ RATE_LIMIT_KEY_WRITES_PER_MINUTE: '3' });
-    const tenant = await createTenant(database.handle.db);
+    const tenant = await createTenant(testDatabase().handle.db);
     for (let i = 1; i <= 3; i++) {
       const res = await post(app, tenant.key);
       expect(res.statusCode).toBe(201);
@@ -103,7 +78,7 @@ describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
 
   it('per key and day: refuses the first request over it until the day window ends', async () => {
     const { app } = await start({ RATE_LIMIT_KEY_PER_DAY: '4' });
-    const tenant = await createTenant(database.handle.db);
+    const tenant = await createTenant(testDatabase().handle.db);
     for (let i = 1; i <= 4; i++) {
       const res = await get(app, '/ping', { key: tenant.key });
       expect(res.statusCode).toBe(200);
@@ -118,9 +93,9 @@ describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
 
   it('per company and minute: counts all keys of the company together', async () => {
     const { app } = await start({ RATE_LIMIT_COMPANY_PER_MINUTE: '4' });
-    const tenant = await createTenant(database.handle.db);
-    const second = await createApiKey(database.handle.db, { companyId: tenant.companyId, days: 30 });
-    const other = await createTenant(database.handle.db, { name: 'Outra' });
+    const tenant = await createTenant(testDatabase().handle.db);
+    const second = await createApiKey(testDatabase().handle.db, { companyId: tenant.companyId, days: 30 });
+    const other = await createTenant(testDatabase().handle.db, { name: 'Outra' });
     const remaining: string[] = [];
     for (const key of [tenant.key, second.key, tenant.key, second.key]) {
       const res = await get(app, '/ping', { key });
@@ -136,12 +111,12 @@ describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
 
   it('per IP without a valid key: invalid, revoked and expired keys count; past the limit 429, not 401', async () => {
     const { app } = await start({ RATE_LIMIT_IP_PER_MINUTE: '3' });
-    const tenant = await createTenant(database.handle.db);
-    const revoked = await createApiKey(database.handle.db, { companyId: tenant.companyId, days: 30 });
-    await revokeApiKey(database.handle.db, revoked.id);
-    const expired = await createApiKey(database.handle.db, { companyId: tenant.companyId, days: 1 });
-    await database.handle.db
-      .update(apiKeys)
+    const tenant = await createTenant(testDatabase().handle.db);
+    const revoked = await createApiKey(testDatabase().handle.db, { companyId: tenant.companyId, days: 30 });
+    await revokeApiKey(testDatabase().handle.db, revoked.id);
+    const expired = await createApiKey(testDatabase().handle.db, { companyId: tenant.companyId, days: 1 });
+    await testDatabase()
+      .handle.db.update(apiKeys)
       .set({ expiresAt: sql`now() - interval '1 second'` })
       .where(sql`id = ${expired.id}`);
     const ip = '198.51.100.7';
@@ -168,7 +143,7 @@ describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
 
   it('per IP never holds back a valid key, and valid keys do not count toward it', async () => {
     const { app } = await start({ RATE_LIMIT_IP_PER_MINUTE: '2' });
-    const tenant = await createTenant(database.handle.db);
+    const tenant = await createTenant(testDatabase().handle.db);
     const ip = '203.0.113.50';
     for (let i = 0; i < 10; i++) {
       expect((await get(app, '/ping', { key: tenant.key, remoteAddress: ip })).statusCode).toBe(200);
@@ -186,7 +161,7 @@ describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
       RATE_LIMIT_KEY_PER_MINUTE: '5',
       RATE_LIMIT_KEY_WRITES_PER_MINUTE: '2',
     });
-    const tenant = await createTenant(database.handle.db);
+    const tenant = await createTenant(testDatabase().handle.db);
     expect((await post(app, tenant.key)).statusCode).toBe(201);
     expect((await post(app, tenant.key)).statusCode).toBe(201);
     // Refused by the write limit, yet counted in the minute limit (requests 3 and 4 of 5) ...
@@ -218,8 +193,8 @@ describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
       RATE_LIMIT_COMPANY_PER_MINUTE: '12',
       RATE_LIMIT_KEY_PER_DAY: '1000',
     });
-    const tenant = await createTenant(database.handle.db);
-    const second = await createApiKey(database.handle.db, { companyId: tenant.companyId, days: 30 });
+    const tenant = await createTenant(testDatabase().handle.db);
+    const second = await createApiKey(testDatabase().handle.db, { companyId: tenant.companyId, days: 30 });
     expect(limitHeaders(await get(app, '/ping', { key: tenant.key }))).toEqual({
       limit: '10',
       remaining: '9',
@@ -242,7 +217,7 @@ describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
 
   it('counts keys of a disabled company before answering partner_api_disabled', async () => {
     const { app } = await start({ RATE_LIMIT_KEY_PER_MINUTE: '2' });
-    const tenant = await createTenant(database.handle.db, { enabled: false });
+    const tenant = await createTenant(testDatabase().handle.db, { enabled: false });
     for (const remaining of ['1', '0']) {
       const res = await get(app, '/ping', { key: tenant.key });
       expect(res.statusCode).toBe(403);

@@ -1,6 +1,7 @@
 // What an operator looks up before acting, without the API: a company's invoices (the drafts to
 // issue, the invoices to record a receipt on) and the customers it may invoice.
-import { and, asc, desc, eq, isNull, or } from 'drizzle-orm';
+import { and, asc, desc, eq } from 'drizzle-orm';
+import { visibleTo } from '../customers/repository.js';
 import type { Database } from '../db/client.js';
 import { customers, type InvoiceStatus, invoices } from '../db/schema.js';
 import { formatMoney } from '../money.js';
@@ -70,7 +71,7 @@ export async function listCustomers(
   const rows = await db
     .select()
     .from(customers)
-    .where(or(eq(customers.companyId, query.companyId), isNull(customers.companyId)))
+    .where(visibleTo(query.companyId))
     .orderBy(asc(customers.id))
     .limit(query.limit);
   return rows.map((row) => ({

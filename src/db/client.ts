@@ -82,6 +82,7 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
 }
 
 const RECONNECT_DELAY_MS = 1000;
+const LISTEN_CONNECT_TIMEOUT_MS = 5000;
 
 /**
  * LISTEN on a connection of its own (outside the pool), reconnecting after a second when it is
@@ -101,7 +102,11 @@ function listenOnPostgres(url: string, channel: string, onNotify: () => void): (
     retry.unref();
   };
   const connect = async () => {
-    const client = new pg.Client({ connectionString: url });
+    // Bounded like every other wait: an unreachable server is retried, not waited on.
+    const client = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS,
+    });
     current = client;
     client.on('error', () => {});
     client.on('end', () => {

@@ -2,6 +2,7 @@
 // Builds or reuses the data set, starts the API (PostgreSQL, then PGlite) and the bare
 // node:http + pg yardstick, runs the case groups, prints one table and writes
 // bench/results/latest.json.
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import type { BenchContext, RunOptions } from './cases/context.js';
 import { runDeepPages } from './cases/deep.js';
@@ -18,7 +19,7 @@ import { installCleanup, stopAllChildren } from './lib/children.js';
 import { closeConnections } from './lib/http.js';
 import { createKey, invoicing } from './lib/invoicing-cli.js';
 import { describeMachine } from './lib/machine.js';
-import { ensureDir, resultsDir } from './lib/paths.js';
+import { ensureDir, repoRoot, resultsDir } from './lib/paths.js';
 import { queryRows, withClient } from './lib/postgres.js';
 import { readMemory, sampleRss } from './lib/rss.js';
 import { startApiServer, startBareServer } from './lib/servers.js';
@@ -120,6 +121,10 @@ async function main(): Promise<number> {
   installCleanup();
   ensureDir(resultsDir);
   const log = (line: string) => process.stdout.write(`${line}\n`);
+  // The server must run the compiled build: bin/invoicing falls back to the TypeScript sources
+  // (through tsx: slower, larger) when they are newer than dist/, which would skew every number.
+  log('Building dist/ (npm run build)');
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: 'inherit' });
   const dataset = await ensureDataset({ invoices: options.invoices, fresh: options.fresh, log });
   await prepareDatabase(dataset.url, dataset.database, log);
   const target = { databaseUrl: dataset.url };

@@ -5,7 +5,7 @@ import { unionAll } from 'drizzle-orm/pg-core';
 import type { Static } from 'typebox';
 import type { RequestContext } from '../context.js';
 import type { Database } from '../db/client.js';
-import { exactTotal, readDataVersion } from '../db/list-memory.js';
+import { exactTotal, listKeyOf, readDataVersion } from '../db/list-memory.js';
 import { instantOf, orderByOf, type Page, type PageRequest, paginate, searchCondition } from '../db/lists.js';
 import { customers } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
@@ -113,7 +113,8 @@ export async function findCustomer(
 /** Customers of the company plus global ones: what `customers_visible` of /ping counts. */
 export async function countVisibleCustomers({ db, companyId, lists }: RequestContext): Promise<number> {
   const visible = visibleCustomers(db, companyId);
-  const count_ = db.with(visible).select({ total: count() }).from(visible).getSQL();
+  const countQuery = db.with(visible).select({ total: count() }).from(visible).getSQL();
   const version = lists ? await readDataVersion(db, companyId) : null;
-  return exactTotal(db, lists, companyId, `${companyId}|customers|{}`, count_, version);
+  // The same remembered total as the unfiltered customers list.
+  return exactTotal(db, lists, companyId, listKeyOf(companyId, 'customers', {}), countQuery, version);
 }

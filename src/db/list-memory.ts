@@ -18,6 +18,11 @@ export function createListMemory(max = MAX_ENTRIES): ListMemory {
   return { totals: new BoundedMap(max), cursors: new BoundedMap(max) };
 }
 
+/** Names a list: its company, resource and the filters that decide its rows (not their order). */
+export function listKeyOf(companyId: number, resource: string, filters: Record<string, unknown>): string {
+  return `${companyId}|${resource}|${JSON.stringify(filters)}`;
+}
+
 /** The version a company's lists are read at: its own counter plus the global customers'. */
 function versionQuery(companyId: number): SQL {
   return sql`(select coalesce(sum(version), 0)::text from data_versions where company_id in (${companyId}, 0))`;

@@ -3,7 +3,7 @@
 // the pagination object. The query-string half (schema, defaults, hints) is src/http/list-query.ts.
 import { asc, type Column, desc, getTableName, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Database } from './client.js';
-import { exactTotal, type ListMemory, readDataVersion } from './list-memory.js';
+import { exactTotal, type ListMemory, listKeyOf, readDataVersion } from './list-memory.js';
 
 export type SortOrder = 'asc' | 'desc';
 
@@ -52,7 +52,7 @@ export async function paginate<T extends { id: number }>(
 ): Promise<Page<T>> {
   const { db, companyId, lists } = context;
   const { order } = source;
-  const listKey = `${companyId}|${source.list.resource}|${JSON.stringify(source.list.filters)}`;
+  const listKey = listKeyOf(companyId, source.list.resource, source.list.filters);
   const cursorKey = (pageNumber: number) => `${listKey}|${order.key}|${page.perPage}|${pageNumber}`;
   const previous =
     lists && order.after && page.page > 1 ? lists.cursors.get(cursorKey(page.page - 1)) : undefined;

@@ -1,10 +1,11 @@
 // Rate limits of section 8 of the contract: per key (minute, writes per minute, day), per company
 // (minute, all its keys together) and per client IP for requests without a valid key (minute).
 //
-// Counting: fixed windows of rate-limiter-flexible, opened by a key's first request. Every request
-// counts in EVERY limit that applies to it, also when one of them refuses it ("refused attempts
-// still count"): a refused write still uses one request of the key's minute, day and company
-// budgets. All applicable limits are consumed together (concurrently) for each request.
+// Counting: fixed windows opened by a key's first request (rate-limiter-flexible's in memory, one
+// Lua script with the same steps in Redis). Every request counts in EVERY limit that applies to
+// it, also when one of them refuses it ("refused attempts still count"): a refused write still
+// uses one request of the key's minute, day and company budgets. All applicable limits are
+// consumed together for each request: in Redis, in one round trip.
 //
 // Before the lookup: an IP past its limit of requests without a valid key is refused before its
 // key is even looked up in the database (a flood of wrong keys costs no query), unless the key is
@@ -17,7 +18,7 @@
 // is never a 429 or a 500, and never makes a request wait longer than the command timeout (250 ms).
 // See docs/rate-limits.md.
 import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { BoundedMap } from '../bounded-map.js';
 import type { Config, RateLimitConfig } from '../config.js';
 import { ApiError } from '../errors.js';
@@ -92,7 +93,35 @@ interface Outcome {
   refused: boolean;
 }
 
-type Limiters = Record<LimitName, RateLimiterMemory | RateLimiterRedis>;
+type Limiters = Record<LimitName, RateLimiterMemory>;
+
+/**
+ * The fixed windows of every limit of one request, counted in one round trip (rate-limiter-flexible
+ * would send one script per limit). Per counter, the same steps as that library's own script: a
+ * window opens at the first request and lasts its seconds; the answer is the count and the
+ * milliseconds left. KEYS: the counters; ARGV: each counter's window in seconds. Plain Redis only:
+ * the counters of a request may live in different slots of a Redis Cluster.
+ */
+const CONSUME_SCRIPT = `
+local answer = {}
+for index, key in ipairs(KEYS) do
+  local seconds = ARGV[index]
+  redis.call('set', key, 0, 'EX', seconds, 'NX')
+  local consumed = redis.call('incrby', key, 1)
+  local ttl = redis.call('pttl', key)
+  if ttl == -1 then
+    redis.call('expire', key, seconds)
+    ttl = 1000 * seconds
+  end
+  answer[#answer + 1] = consumed
+  answer[#answer + 1] = ttl
+end
+return answer`;
+
+/** The ioredis client with the script above defined as a command. */
+type LimitsClient = Redis & {
+  partnerApiConsume(numberOfKeys: number, ...keysThenSeconds: string[]): Promise<number[]>;
+};
 
 /** Counts the checks in one store; rejects only when the store itself failed. */
 async function consumeAll(limiters: Limiters, checks: Check[]): Promise<Outcome[]> {
@@ -149,27 +178,15 @@ class RedisStore implements Store {
   private lastError: unknown = null;
   private closing = false;
   private readonly started: Promise<void>;
-  private readonly redis: Limiters;
   private readonly fallback: Limiters;
 
   constructor(
-    private readonly client: Redis,
-    limits: RateLimitConfig,
-    keyPrefix: string,
+    private readonly client: LimitsClient,
+    private readonly limits: RateLimitConfig,
+    private readonly keyPrefix: string,
     private readonly logger: RateLimitLogger | undefined,
   ) {
-    const entries = LIMIT_NAMES.map((name) => {
-      const limiter = new RateLimiterRedis({
-        storeClient: client,
-        keyPrefix: `${keyPrefix}:${name}`,
-        points: LIMITS[name].points(limits),
-        duration: LIMITS[name].seconds,
-        // A connection that is not ready fails at once instead of queueing the command.
-        rejectIfRedisNotReady: true,
-      });
-      return [name, limiter] as const;
-    });
-    this.redis = Object.fromEntries(entries) as Limiters;
+    client.defineCommand('partnerApiConsume', { lua: CONSUME_SCRIPT });
     this.fallback = memoryLimiters(limits);
 
     // The first requests wait for the first connection attempt (at most CONNECT_TIMEOUT_MS), so
@@ -232,7 +249,7 @@ class RedisStore implements Store {
     if (this.tryRedis()) {
       const wasProbe = this.state === 'down';
       try {
-        const outcomes = await consumeAll(this.redis, checks);
+        const outcomes = await this.consumeInRedis(checks);
         this.markUp();
         return outcomes;
       } catch (error) {
@@ -242,6 +259,24 @@ class RedisStore implements Store {
       }
     }
     return consumeAll(this.fallback, checks);
+  }
+
+  /** Every counter of the request in one script call: one round trip, however many limits. */
+  private async consumeInRedis(checks: Check[]): Promise<Outcome[]> {
+    const keys = checks.map((check) => `${this.keyPrefix}:${check.limit}:${check.id}`);
+    const seconds = checks.map((check) => String(LIMITS[check.limit].seconds));
+    const counters = await this.client.partnerApiConsume(keys.length, ...keys, ...seconds);
+    return checks.map((check, index) => {
+      const points = LIMITS[check.limit].points(this.limits);
+      const consumed = Number(counters[2 * index]);
+      const res = new RateLimiterRes(
+        Math.max(points - consumed, 0),
+        Number(counters[2 * index + 1]),
+        consumed,
+        consumed === 1,
+      );
+      return { limit: check.limit, points, res, refused: consumed > points };
+    });
   }
 
   where(): RateLimitStoreState {
@@ -276,7 +311,7 @@ function redisStore(
     // No enableAutoPipelining: it holds new commands back while a batch is unanswered, which
     // doubles the wait on a frozen Redis. Commands are still pipelined on the one connection.
   });
-  return new RedisStore(client, limits, options.keyPrefix ?? DEFAULT_KEY_PREFIX, logger);
+  return new RedisStore(client as LimitsClient, limits, options.keyPrefix ?? DEFAULT_KEY_PREFIX, logger);
 }
 
 function limitHeaders(outcome: Outcome): Record<string, string> {

@@ -1,12 +1,13 @@
 // Reads of customers, as resources. A company sees its own customers and the global ones
 // (company_id null), and nothing else.
-import { and, count, eq, gte, isNull, or, type SQL } from 'drizzle-orm';
+import { and, count, eq, gte, isNull, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Static } from 'typebox';
 import type { RequestContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import { exactTotal, listKeyOf, readDataVersion } from '../db/list-memory.js';
 import { instantOf, orderByOf, type Page, type PageRequest, paginate, searchCondition } from '../db/lists.js';
+import { preparedPerDatabase } from '../db/prepared.js';
 import { customers } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
 import type { CustomerListQuery, CustomerSchema } from './schemas.js';
@@ -14,7 +15,8 @@ import type { CustomerListQuery, CustomerSchema } from './schemas.js';
 export type CustomerRow = typeof customers.$inferSelect;
 export type CustomerResource = Static<typeof CustomerSchema>;
 
-export function visibleTo(companyId: number): SQL {
+/** The one visibility rule of customers (a placeholder in prepared statements). */
+export function visibleTo(companyId: number | Placeholder): SQL {
   return or(eq(customers.companyId, companyId), isNull(customers.companyId))!;
 }
 
@@ -99,22 +101,29 @@ export async function listCustomers(
   });
 }
 
+const customerById = preparedPerDatabase((db) =>
+  db
+    .select()
+    .from(customers)
+    .where(and(eq(customers.id, sql.placeholder('id')), visibleTo(sql.placeholder('companyId'))))
+    .prepare('customer_by_id'),
+);
+
 export async function findCustomer(
   { db, companyId, timeZone }: RequestContext,
   id: number,
 ): Promise<CustomerResource | null> {
-  const [row] = await db
-    .select()
-    .from(customers)
-    .where(and(eq(customers.id, id), visibleTo(companyId)));
+  const [row] = await customerById(db).execute({ id, companyId });
   return row ? toCustomerResource(row, timeZone) : null;
 }
 
 /** Customers of the company plus global ones: what `customers_visible` of /ping counts. */
 export async function countVisibleCustomers({ db, companyId, lists }: RequestContext): Promise<number> {
-  const visible = visibleCustomers(db, companyId);
-  const countQuery = db.with(visible).select({ total: count() }).from(visible).getSQL();
   const version = lists ? await readDataVersion(db, companyId) : null;
-  // The same remembered total as the unfiltered customers list.
+  // The same remembered total as the unfiltered customers list; counted only when not remembered.
+  const countQuery = () => {
+    const visible = visibleCustomers(db, companyId);
+    return db.with(visible).select({ total: count() }).from(visible).getSQL();
+  };
   return exactTotal(db, lists, companyId, listKeyOf(companyId, 'customers', {}), countQuery, version);
 }

@@ -5,6 +5,8 @@
 import type { SQL } from 'drizzle-orm';
 import { BoundedMap } from '../bounded-map.js';
 import { type Database, queryRows, sql } from './client.js';
+import { preparedPerDatabase } from './prepared.js';
+import { dataVersions } from './schema.js';
 
 const MAX_ENTRIES = 20_000;
 
@@ -28,8 +30,17 @@ function versionQuery(companyId: number): SQL {
   return sql`(select coalesce(sum(version), 0)::text from data_versions where company_id in (${companyId}, 0))`;
 }
 
+const dataVersionOf = preparedPerDatabase((db) =>
+  db
+    .select({ version: sql<string>`coalesce(sum(${dataVersions.version}), 0)::text` })
+    .from(dataVersions)
+    .where(sql`${dataVersions.companyId} in (${sql.placeholder('companyId')}, 0)`)
+    .prepare('data_version_of'),
+);
+
+/** The version a company's lists are read at now (one prepared statement: every list reads it). */
 export async function readDataVersion(db: Database, companyId: number): Promise<string> {
-  const [row] = await queryRows<{ version: string }>(db, sql`select ${versionQuery(companyId)} as version`);
+  const [row] = await dataVersionOf(db).execute({ companyId });
   return row?.version ?? '0';
 }
 
@@ -55,13 +66,13 @@ export async function exactTotal(
   memory: ListMemory | undefined,
   companyId: number,
   key: string,
-  count: SQL,
+  count: () => SQL,
   knownVersion: string | null,
 ): Promise<number> {
-  if (!memory) return (await countAtVersion(db, companyId, count)).total;
+  if (!memory) return (await countAtVersion(db, companyId, count())).total;
   const remembered = memory.totals.get(key);
   if (remembered && knownVersion !== null && remembered.version === knownVersion) return remembered.total;
-  const counted = await countAtVersion(db, companyId, count);
+  const counted = await countAtVersion(db, companyId, count());
   memory.totals.set(key, counted);
   return counted.total;
 }

@@ -64,7 +64,7 @@ export async function paginate<T extends { id: number }>(
   ]);
   // The data moved since page N was read: where it ended no longer says where N+1 starts.
   if (seek && previous?.version !== version) data = await source.rows(page.perPage, page.offset);
-  const total = await exactTotal(db, lists, companyId, listKey, source.count.getSQL(), version);
+  const total = await exactTotal(db, lists, companyId, listKey, () => source.count.getSQL(), version);
   const last = data.at(-1);
   if (lists && order.after && last && version !== null) {
     lists.cursors.set(cursorKey(page.page), { version, lastId: last.id });

@@ -1,5 +1,6 @@
 // Steps 3 to 8 of the pipeline (src/http/pipeline.ts): who is calling and whether they may.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import { API_KEY_PATTERN, hashApiKey, touchApiKey } from '../keys/api-keys.js';
 import { callerOf, isWriteMethod } from './request-state.js';
@@ -42,8 +43,9 @@ export async function authenticate(request: FastifyRequest, reply: FastifyReply)
   const { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes } = found;
   request.caller = { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes };
   request.requestContext = { db, companyId, timeZone: config.timeZone, lists: listMemory };
-  request.log = request.log.child({ api_key_id: apiKeyId, company_id: companyId });
-  reply.log = request.log;
+  // The request's own logger (a child made for this request) carries the key and company from here.
+  // (no bindings on the silent logger of tests that turn logging off)
+  (request.log as Partial<Logger>).setBindings?.({ api_key_id: apiKeyId, company_id: companyId });
   if (found.needsTouch) await touchApiKey(db, apiKeyId);
 }
 

@@ -2,6 +2,7 @@
 // it is, or as LOG_FORMAT says. One line per request, written when its response is sent
 // (src/ops/request-hooks.ts): Fastify's own two lines per request are turned off in app.ts.
 import type { FastifyServerOptions } from 'fastify';
+import pino from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from '../config.js';
 
@@ -31,6 +32,15 @@ export function humanStream(destination: 1 | 2, colorize: boolean): NodeJS.Writa
 }
 
 /**
+ * JSON lines written without blocking: while one write is under way the next lines gather and go
+ * out together (a synchronous write per request line was 4% of a read's CPU). Pino flushes what is
+ * left when the process exits.
+ */
+function jsonStream(destination: 1 | 2): NodeJS.WritableStream {
+  return pino.destination({ dest: destination, sync: false }) as unknown as NodeJS.WritableStream;
+}
+
+/**
  * The logger of the server: JSON or human lines on stdout, or on `stream` (`serve --json` sends
  * logs to stderr, keeping stdout for its ready line).
  */
@@ -46,10 +56,10 @@ export function loggerOptions(
   return {
     level: config.logLevel,
     redact: { paths: REDACTED_PATHS, remove: true },
-    ...(human && isStandard
-      ? { stream: humanStream(destination, terminal && !process.env.NO_COLOR) }
-      : stream
-        ? { stream }
-        : {}),
+    stream: !isStandard
+      ? stream!
+      : human
+        ? humanStream(destination, terminal && !process.env.NO_COLOR)
+        : jsonStream(destination),
   };
 }

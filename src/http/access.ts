@@ -20,7 +20,7 @@ function presentedKey(request: FastifyRequest): string | null {
 }
 
 /** 4. The key: a 401 counts toward the per-IP limit of requests without a valid key. */
-export async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function authenticate(request: FastifyRequest): Promise<void> {
   const { db, config, rateLimiter, keyCache, listMemory } = request.server;
   const key = presentedKey(request);
   const keyHash = key ? hashApiKey(key) : null;

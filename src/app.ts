@@ -1,6 +1,5 @@
 // Builds the whole service. The server, the tests and the command line all call buildApp with
 // the same options; nothing here listens on a port.
-import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { API_PREFIX } from './app-constants.js';
@@ -15,6 +14,7 @@ import { pruneExpiredKeys } from './http/idempotency.js';
 import { decodableUrl, MAX_PARAM_LENGTH } from './http/path-id.js';
 import { installPipeline } from './http/pipeline.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { newRequestId } from './http/request-id.js';
 import { compileValidator } from './http/validation.js';
 import { invoiceRoutes } from './invoices/routes.js';
 import { createKeyCache } from './keys/key-cache.js';
@@ -43,7 +43,6 @@ export type App = FastifyInstance;
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
-  const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config, options.logStream),
     // One log line per request, written by src/ops/request-hooks.ts (Fastify's own are two).

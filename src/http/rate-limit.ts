@@ -118,6 +118,12 @@ for index, key in ipairs(KEYS) do
 end
 return answer`;
 
+interface PendingConsume {
+  checks: Check[];
+  resolve(outcomes: Outcome[]): void;
+  reject(error: unknown): void;
+}
+
 /** The ioredis client with the script above defined as a command. */
 type LimitsClient = Redis & {
   partnerApiConsume(numberOfKeys: number, ...keysThenSeconds: string[]): Promise<number[]>;
@@ -179,6 +185,8 @@ class RedisStore implements Store {
   private closing = false;
   private readonly started: Promise<void>;
   private readonly fallback: Limiters;
+  /** Requests waiting for the next script call (see consumeInRedis). */
+  private batch: PendingConsume[] | null = null;
 
   constructor(
     private readonly client: LimitsClient,
@@ -261,22 +269,53 @@ class RedisStore implements Store {
     return consumeAll(this.fallback, checks);
   }
 
-  /** Every counter of the request in one script call: one round trip, however many limits. */
-  private async consumeInRedis(checks: Check[]): Promise<Outcome[]> {
+  /**
+   * The counters of a request, sent with those of every other request that reached this point in
+   * the same turn of the event loop: one script call, one round trip for all of them (a write to
+   * Redis per request was 7% of a read's CPU). Batches never wait for each other, so a frozen Redis
+   * costs each request at most one command timeout.
+   */
+  private consumeInRedis(checks: Check[]): Promise<Outcome[]> {
+    return new Promise((resolve, reject) => {
+      if (!this.batch) {
+        this.batch = [];
+        setImmediate(() => this.sendBatch());
+      }
+      this.batch.push({ checks, resolve, reject });
+    });
+  }
+
+  private sendBatch(): void {
+    const batch = this.batch ?? [];
+    this.batch = null;
+    const checks = batch.flatMap((entry) => entry.checks);
     const keys = checks.map((check) => `${this.keyPrefix}:${check.limit}:${check.id}`);
     const seconds = checks.map((check) => String(LIMITS[check.limit].seconds));
-    const counters = await this.client.partnerApiConsume(keys.length, ...keys, ...seconds);
-    return checks.map((check, index) => {
-      const points = LIMITS[check.limit].points(this.limits);
-      const consumed = Number(counters[2 * index]);
-      const res = new RateLimiterRes(
-        Math.max(points - consumed, 0),
-        Number(counters[2 * index + 1]),
-        consumed,
-        consumed === 1,
-      );
-      return { limit: check.limit, points, res, refused: consumed > points };
-    });
+    this.client.partnerApiConsume(keys.length, ...keys, ...seconds).then(
+      (counters) => {
+        let first = 0;
+        for (const entry of batch) {
+          entry.resolve(entry.checks.map((check, index) => this.outcome(check, counters, first + index)));
+          first += entry.checks.length;
+        }
+      },
+      (error: unknown) => {
+        for (const entry of batch) entry.reject(error);
+      },
+    );
+  }
+
+  /** What the script answered for the `index`-th counter of its call. */
+  private outcome(check: Check, counters: number[], index: number): Outcome {
+    const points = LIMITS[check.limit].points(this.limits);
+    const consumed = Number(counters[2 * index]);
+    const res = new RateLimiterRes(
+      Math.max(points - consumed, 0),
+      Number(counters[2 * index + 1]),
+      consumed,
+      consumed === 1,
+    );
+    return { limit: check.limit, points, res, refused: consumed > points };
   }
 
   where(): RateLimitStoreState {

@@ -176,6 +176,31 @@ describe('rate limits in Redis', () => {
   });
 });
 
+describe('rate limits in Redis under concurrency', () => {
+  it('requests sent together share script calls and still get exactly their own counts', async () => {
+    const limited = await start({
+      env: { RATE_LIMIT_KEY_PER_MINUTE: '7', RATE_LIMIT_COMPANY_PER_MINUTE: '1000' },
+    });
+    const tenants = [await createTenant(database.handle.db), await createTenant(database.handle.db)];
+    // 12 requests per key at once, both keys interleaved: every request is in flight together.
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, index) =>
+        get(limited.app, '/ping', { key: tenants[index % 2]!.key }).then((res) => ({ index, res })),
+      ),
+    );
+    for (const [which] of tenants.entries()) {
+      const own = results.filter(({ index }) => index % 2 === which).map(({ res }) => res);
+      expect(own.filter((res) => res.statusCode === 200)).toHaveLength(7);
+      expect(own.filter((res) => res.statusCode === 429)).toHaveLength(5);
+      const remaining = own
+        .filter((res) => res.statusCode === 200)
+        .map((res) => Number(limitHeaders(res).remaining))
+        .sort((a, b) => b - a);
+      expect(remaining).toEqual([6, 5, 4, 3, 2, 1, 0]);
+    }
+  });
+});
+
 describe('rate limits when Redis fails', () => {
   let tenant: Tenant;
 

@@ -14,10 +14,12 @@ export interface ListMemory {
   readonly totals: BoundedMap<{ version: string; total: number }>;
   /** Where a page ended: the id of its last row, at a version. */
   readonly cursors: BoundedMap<{ version: string; lastId: number }>;
+  /** Counts under way, by list and the version their callers read: concurrent misses share one. */
+  readonly counting: Map<string, Promise<{ version: string; total: number }>>;
 }
 
 export function createListMemory(max = MAX_ENTRIES): ListMemory {
-  return { totals: new BoundedMap(max), cursors: new BoundedMap(max) };
+  return { totals: new BoundedMap(max), cursors: new BoundedMap(max), counting: new Map() };
 }
 
 /** Names a list: its company, resource and the filters that decide its rows (not their order). */
@@ -72,7 +74,15 @@ export async function exactTotal(
   if (!memory) return (await countAtVersion(db, companyId, count())).total;
   const remembered = memory.totals.get(key);
   if (remembered && knownVersion !== null && remembered.version === knownVersion) return remembered.total;
-  const counted = await countAtVersion(db, companyId, count());
+  // A count started by a caller that read the same version began after that read, exactly as
+  // this caller's own count would: sharing it gives the same answer with one scan, not one each.
+  const sharedKey = `${key}|${knownVersion}`;
+  let counting = memory.counting.get(sharedKey);
+  if (!counting) {
+    counting = countAtVersion(db, companyId, count()).finally(() => memory.counting.delete(sharedKey));
+    memory.counting.set(sharedKey, counting);
+  }
+  const counted = await counting;
   memory.totals.set(key, counted);
   return counted.total;
 }

@@ -81,6 +81,20 @@ describe('remembered totals, page ends and keys across two instances', () => {
     expect(await totalOn(ctx.app, '/customers', other.key)).toBe(await visibleCount(other.companyId));
   });
 
+  it('concurrent requests that miss the remembered total share one count, and all get it exact', async () => {
+    await createCustomer(second, tenant, 'Antes da rajada');
+    const started = vi.spyOn(ctx.app.listMemory.counting, 'set');
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => api(ctx.app, 'GET', '/ping', { key: tenant.key })),
+    );
+    const expected = await visibleCount(tenant.companyId);
+    for (const res of answers) expect(res.json().data.customers_visible).toBe(expected);
+    expect(started.mock.calls.length).toBeGreaterThanOrEqual(1);
+    expect(started.mock.calls.length).toBeLessThan(8);
+    expect(ctx.app.listMemory.counting.size).toBe(0);
+    started.mockRestore();
+  });
+
   it('moves a filtered invoice total when an operator issues a draft', async () => {
     const productId = await createProduct(ctx.app, ctx.db, tenant, { name: 'Serviço' });
     const customerId = await createCustomer(ctx.app, tenant, 'Cliente das faturas');

@@ -9,6 +9,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from '../config.js';
 import { createPrivateDir, restrictDataDir } from './data-dir.js';
+import { withDrizzleParsers } from './pglite-parsers.js';
 import * as schema from './schema.js';
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -78,7 +79,7 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
   await client.waitReady;
   // PGlite unpacks a new database with files open to everyone: private, like the rest.
   if (target.dataDir) restrictDataDir(target.dataDir);
-  const db = drizzlePglite({ client, schema }) as unknown as Database;
+  const db = drizzlePglite({ client: withDrizzleParsers(client), schema }) as unknown as Database;
   return {
     db,
     kind: 'pglite',

@@ -12,10 +12,11 @@ export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.me
 /** Arbitrary constant shared by every instance of this service ("inv-migr" in ASCII). */
 const MIGRATION_LOCK_KEY = '7596498616489085298';
 
-export async function runMigrations(handle: DatabaseHandle): Promise<void> {
+/** `folder`: the migrations to apply (tests replay history from a copy holding its first files). */
+export async function runMigrations(handle: DatabaseHandle, folder = migrationsFolder): Promise<void> {
   if (!handle.pool) {
     // One process owns an embedded database: no other instance can race this one.
-    await migratePglite(handle.db as never, { migrationsFolder });
+    await migratePglite(handle.db as never, { migrationsFolder: folder });
     return;
   }
   const client = await handle.pool.connect();
@@ -27,7 +28,7 @@ export async function runMigrations(handle: DatabaseHandle): Promise<void> {
     try {
       await client.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
       try {
-        await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder });
+        await migrateNodePg(drizzleNodePg({ client }), { migrationsFolder: folder });
       } finally {
         await client.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]);
       }

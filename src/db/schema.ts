@@ -241,6 +241,8 @@ export const invoices = pgTable(
   },
   (t) => [
     uniqueIndex('invoices_company_code_key').on(t.companyId, t.invoiceCode),
+    // What a payment's composite key to its invoice refers to (see payments below).
+    uniqueIndex('invoices_id_company_key').on(t.id, t.companyId),
     index('invoices_company_date_idx').on(t.companyId, t.invoiceDate, t.id),
     index('invoices_company_due_idx').on(t.companyId, t.dueDate, t.id),
     index('invoices_company_total_idx').on(t.companyId, t.grandTotal, t.id),
@@ -363,6 +365,13 @@ export const payments = pgTable(
   },
   (t) => [
     uniqueIndex('payments_company_code_key').on(t.companyId, t.paymentCode),
+    // A payment's invoice is always of the payment's own company: "a receipt of the company
+    // linked to an invoice" is then answered by the payment row alone, without the invoice.
+    foreignKey({
+      name: 'payments_invoice_company_fk',
+      columns: [t.invoiceId, t.companyId],
+      foreignColumns: [invoices.id, invoices.companyId],
+    }),
     index('payments_company_kind_date_idx').on(t.companyId, t.kind, t.paymentDate, t.id),
     index('payments_company_kind_amount_idx').on(t.companyId, t.kind, t.amount, t.id),
     index('payments_company_kind_created_idx').on(t.companyId, t.kind, t.createdAt, t.id),

@@ -1,6 +1,8 @@
 // Migrations: several instances starting at once take turns under the advisory lock, and each
 // migration is applied exactly once; the same files build the embedded database.
-import { readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, queryRows, sql } from '../../src/db/client.js';
@@ -92,4 +94,58 @@ describe('migrations', () => {
       }
     },
   );
+
+  it('0006 stops, naming the rows, when a payment is linked to an invoice of another company', async () => {
+    // The history up to 0005 in a folder of its own, then a crossed receipt, then 0006.
+    const before = mkdtempSync(join(tmpdir(), 'migrations-'));
+    cpSync(migrationsFolder, before, { recursive: true });
+    const journalFile = join(before, 'meta', '_journal.json');
+    const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
+    journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < '0006');
+    writeFileSync(journalFile, JSON.stringify(journal));
+    const empty = testStorage() === 'postgres' ? await createEmptyPostgresDatabase() : null;
+    const handle = await openDatabase(
+      empty ? { kind: 'postgres', url: empty.url } : { kind: 'pglite', dataDir: null },
+    );
+    try {
+      await runMigrations(handle, before);
+      const tenants = await queryRows<{ id: number }>(
+        handle.db,
+        sql`insert into companies (name) values ('A'), ('B') returning id`,
+      );
+      const [a, b] = tenants.map((row) => row.id);
+      const [customer] = await queryRows<{ id: number }>(
+        handle.db,
+        sql`insert into customers (company_id, name) values (${b}, 'Cliente B') returning id`,
+      );
+      const [invoice] = await queryRows<{ id: number }>(
+        handle.db,
+        sql`insert into invoices (company_id, customer_id, invoice_code, status, invoice_date, due_date)
+            values (${b}, ${customer!.id}, 'FT B/1', 'unpaid', '2026-11-01', '2026-12-01') returning id`,
+      );
+      const [crossed] = await queryRows<{ id: number }>(
+        handle.db,
+        sql`insert into payments (company_id, kind, invoice_id, payment_code, amount)
+            values (${a}, 'receipt', ${invoice!.id}, 'RC A/1', 1) returning id`,
+      );
+      const failure = await runMigrations(handle).then(
+        () => null,
+        (error: Error) => error,
+      );
+      const reason = (failure?.cause as Error | undefined)?.message ?? failure?.message;
+      expect(reason).toBe(
+        `payments linked to an invoice of another company (ids ${crossed!.id}): fix them before migrating`,
+      );
+      // Nothing of 0006 stayed: its unique index is not there.
+      const indexes = await queryRows<{ n: number }>(
+        handle.db,
+        sql`select count(*)::int as n from pg_indexes where indexname = 'invoices_id_company_key'`,
+      );
+      expect(indexes[0]?.n).toBe(0);
+    } finally {
+      await handle.close();
+      await empty?.drop();
+      rmSync(before, { recursive: true, force: true });
+    }
+  });
 });

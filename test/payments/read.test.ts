@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows, sql } from '../../src/db/client.js';
 import { payments } from '../../src/db/schema.js';
 import { DATE_HINT, ID_HINT } from '../../src/http/list-query.js';
 import { issueInvoice, recordMovement, recordReceipt } from '../../src/operations/invoices.js';
@@ -81,20 +82,10 @@ describe('payments: reads', () => {
     ).id;
     const foreignInvoice = await issuedInvoice(other, 100);
     foreignReceipt = await receipt(foreignInvoice.id, '100', '2026-02-20');
-    // Rows no receipt list may show even if they say 'receipt': no invoice, or another company's invoice.
+    // A row no receipt list may show even if it says 'receipt': no invoice.
     const [orphan] = await ctx.db
       .insert(payments)
       .values({ companyId: tenant.companyId, kind: 'receipt', paymentCode: 'RC X/1', amount: '1.00' })
-      .returning();
-    const [crossed] = await ctx.db
-      .insert(payments)
-      .values({
-        companyId: tenant.companyId,
-        kind: 'receipt',
-        invoiceId: foreignInvoice.id,
-        paymentCode: 'RC X/2',
-        amount: '2.00',
-      })
       .returning();
     // A treasury movement that is not a receipt stays hidden even when linked to an invoice.
     const [linkedSupplierPayment] = await ctx.db
@@ -110,7 +101,6 @@ describe('payments: reads', () => {
       .returning();
     hidden.linked = linkedSupplierPayment!.id;
     hidden.orphan = orphan!.id;
-    hidden.crossed = crossed!.id;
   });
   afterAll(() => ctx.close());
 
@@ -144,17 +134,25 @@ describe('payments: reads', () => {
     expect(res.body).not.toContain('company_id');
   });
 
+  it('the database refuses a receipt linked to an invoice of another company, whoever writes it', async () => {
+    const foreignInvoiceId = (await get(`/payments/${foreignReceipt}`, other.key)).json().data.invoice.id;
+    const crossed = ctx.db.insert(payments).values({
+      companyId: tenant.companyId,
+      kind: 'receipt',
+      invoiceId: foreignInvoiceId,
+      paymentCode: 'RC X/2',
+      amount: '2.00',
+    });
+    await expect(crossed).rejects.toThrow();
+    const [row] = await queryRows<{ n: number }>(
+      ctx.db,
+      sql`select count(*)::int as n from payments where payment_code = 'RC X/2'`,
+    );
+    expect(row?.n).toBe(0);
+  });
+
   it('salaries, supplier payments and receipts of other companies are a 404 exactly like a missing id', async () => {
-    const ids = [
-      hidden.salary,
-      hidden.supplier,
-      hidden.orphan,
-      hidden.crossed,
-      foreignReceipt,
-      999999,
-      'abc',
-      '0',
-    ];
+    const ids = [hidden.salary, hidden.supplier, hidden.orphan, foreignReceipt, 999999, 'abc', '0'];
     const answers = await Promise.all(ids.map((id) => get(`/payments/${id}`)));
     const strip = (body: string, requestId: string) => body.replace(requestId, '');
     const reference = answers[0]!;

@@ -3,7 +3,7 @@
 // invoice row and its lines, written in one transaction. Every problem of the body is reported
 // at once, keyed by its dotted path with zero-based line indexes.
 import { randomInt } from 'node:crypto';
-import { and, eq, inArray, isNull, or } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { inTransaction, type RequestContext } from '../context.js';
 import { findCustomer } from '../customers/repository.js';
 import type { Database } from '../db/client.js';
@@ -216,6 +216,34 @@ async function checkedLines(context: RequestContext, input: InvoiceCreateBody): 
 }
 
 /**
+ * The lines in one statement whose text does not grow with them: one array per column, unnested
+ * by the database (drizzle's multi-row VALUES took 12 ms of CPU to build for 200 lines).
+ */
+async function insertLines(db: Database, companyId: number, invoiceId: number, lines: CheckedLine[]) {
+  const t = invoiceItems;
+  const columns: [{ name: string }, string, (line: CheckedLine, position: number) => unknown][] = [
+    [t.position, 'int', (_, position) => position],
+    [t.productId, 'int', (line) => line.productId],
+    [t.name, 'text', (line) => line.name],
+    [t.description, 'text', (line) => line.description],
+    [t.quantity, 'numeric', (line) => line.quantity],
+    [t.price, 'numeric', (line) => line.price],
+    [t.discount, 'numeric', (line) => line.totals.discount],
+    [t.discountPercentage, 'numeric', (line) => line.discountPercentage],
+    [t.taxId, 'int', (line) => line.taxId],
+    [t.taxAmount, 'numeric', (line) => line.totals.taxAmount],
+    [t.taxRate, 'numeric', (line) => line.totals.taxRate],
+    [t.taxIncluded, 'boolean', (line) => line.totals.taxIncluded],
+    [t.total, 'numeric', (line) => line.totals.total],
+  ];
+  const names = columns.map(([column]) => sql.identifier(column.name));
+  const arrays = columns.map(([, type, pick]) => sql`${sql.param(lines.map(pick))}::${sql.raw(type)}[]`);
+  await db.execute(sql`
+    insert into ${t} (${sql.identifier(t.companyId.name)}, ${sql.identifier(t.invoiceId.name)}, ${sql.join(names, sql`, `)})
+    select ${companyId}::int, ${invoiceId}::int, line.* from unnest(${sql.join(arrays, sql`, `)}) as line`);
+}
+
+/**
  * Creates a draft invoice of the company from a creation body (the shape of POST /invoices) and
  * returns its id. All or nothing: the invoice and its lines are written in one transaction (a
  * savepoint when `db` is already a transaction). Throws `validation_failed` (422) for a body
@@ -258,25 +286,7 @@ export async function createDraftInvoice(
       remainingAmount: totals.remainingAmount,
       createdByApiKeyId: options.apiKeyId ?? null,
     });
-    await db.insert(invoiceItems).values(
-      lines.map((line, position) => ({
-        companyId,
-        invoiceId: id,
-        position,
-        productId: line.productId,
-        name: line.name,
-        description: line.description,
-        quantity: line.quantity,
-        price: line.price,
-        discount: line.totals.discount,
-        discountPercentage: line.discountPercentage,
-        taxId: line.taxId,
-        taxAmount: line.totals.taxAmount,
-        taxRate: line.totals.taxRate,
-        taxIncluded: line.totals.taxIncluded,
-        total: line.totals.total,
-      })),
-    );
+    await insertLines(db, companyId, id, lines);
     await recordEvent(tx, 'invoice.created', () => findInvoice(tx, id));
     return { id };
   });

@@ -270,6 +270,32 @@ describe('invoices: creation of drafts', () => {
     expect(sameDay.due_date).toBe('2026-03-10');
   });
 
+  it('keeps every line exactly as sent, in order: any text, null taxes, 200 lines', async () => {
+    const names = ['Caixa "grande", {2}', 'barra \\ invertida', "aspas 'simples'", 'NULL', '', 'Açúcar 🍬'];
+    const items = Array.from({ length: 200 }, (_, index) => ({
+      product_id: index % 2 === 0 ? service : goods,
+      quantity: (10000 + (index % 7)) / 10000,
+      price: (1000 + index) / 100,
+      ...(index % 3 === 0 ? { tax_id: iva16 } : {}),
+      ...(index < names.length ? { name: names[index] } : {}),
+      ...(index === 1 ? { description: 'linha com\nduas linhas', discount: 12.5 } : {}),
+    }));
+    const data = await createDraft(ctx.app, tenant, body({ items }));
+    expect(data.items).toHaveLength(200);
+    data.items.forEach((line: Record<string, unknown>, index: number) => {
+      const sent = items[index]!;
+      expect(line.product_id).toBe(sent.product_id);
+      expect(line.quantity).toBe(sent.quantity);
+      expect(line.price).toBe(sent.price.toFixed(2));
+      expect(line.tax_rate).toBe(sent.tax_id ? 16 : null);
+      // An empty or missing name takes the product's name.
+      const expectedName = sent.name || (sent.product_id === service ? 'Consultoria' : 'Cimento 50kg');
+      expect(line.name).toBe(expectedName);
+    });
+    expect(data.items[1].description).toBe('linha com\nduas linhas');
+    expect(data.items[1].discount_percentage).toBe(12.5);
+  });
+
   it('invoices a global customer', async () => {
     const global = await createGlobalCustomer(ctx.db, { name: 'Consumidor Final' });
     const data = await createDraft(ctx.app, tenant, body({ customer_id: global.id }));

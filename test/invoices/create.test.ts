@@ -292,8 +292,8 @@ describe('invoices: creation of drafts', () => {
       const expectedName = sent.name || (sent.product_id === service ? 'Consultoria' : 'Cimento 50kg');
       expect(line.name).toBe(expectedName);
     });
-    expect(data.items[1].description).toBe('linha com\nduas linhas');
-    expect(data.items[1].discount_percentage).toBe(12.5);
+    expect(data.items[1]!.description).toBe('linha com\nduas linhas');
+    expect(data.items[1]!.discount_percentage).toBe(12.5);
   });
 
   it('invoices a global customer', async () => {

@@ -165,7 +165,7 @@ describe('payments: every page of every order is exact', () => {
   });
 
   it('after writes (a new receipt, a receipt moved to another of its invoices) the pages are exact again', async () => {
-    const before = (await list('per_page=1')).pagination.total;
+    const before = (await list('per_page=1')).pagination.total!;
     await recordReceipt(ctx.db, { invoiceId: invoiceIds[2]!, amount: '42.00', date: '2026-02-05' });
     const [moved] = await queryRows<{ id: number }>(
       ctx.db,

@@ -1,4 +1,4 @@
-// Pages of GET /payments, every sort both ways: each page reached directly (an offset skipped on
+// Pages of GET /payments over real HTTP, every sort both ways: each page reached directly (an offset skipped on
 // the list's partial indexes, drizzle/0007) and by a walk (a seek past the previous page's end)
 // holds exactly the rows of the contract's definition, counted and ordered here by plain SQL that
 // still joins the invoice and checks its company: "receipts linked to an invoice of the company".
@@ -9,7 +9,8 @@ import { queryRows, sql } from '../../src/db/client.js';
 import { payments } from '../../src/db/schema.js';
 import { issueInvoice, recordMovement, recordReceipt } from '../../src/operations/invoices.js';
 import type { PaymentSchema } from '../../src/payments/schemas.js';
-import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
+import { type ListeningApp, startListeningApp } from '../helpers/client-server.js';
+import { createTenant, type Tenant } from '../helpers/context.js';
 import { createCustomer, createDraft, createProduct } from '../helpers/invoices.js';
 
 type Payment = Static<typeof PaymentSchema>;
@@ -24,15 +25,18 @@ type Sort = keyof typeof SORTS;
 const PER_PAGE = 4;
 
 describe('payments: every page of every order is exact', () => {
-  let ctx: TestContext;
+  let ctx: ListeningApp;
   let tenant: Tenant;
   let other: Tenant;
   const invoiceIds: number[] = [];
 
   const list = async (query: string, key = tenant.key) => {
-    const res = await api(ctx.app, 'GET', `/payments?${query}`, { key });
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json() as { data: Payment[]; pagination: Record<string, number> };
+    const res = await fetch(`${ctx.baseUrl}/payments?${query}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const body = await res.text();
+    expect(res.status, body).toBe(200);
+    return JSON.parse(body) as { data: Payment[]; pagination: Record<string, number> };
   };
 
   /** The list by the contract's definition, ordered as the API must order it. */
@@ -81,7 +85,7 @@ describe('payments: every page of every order is exact', () => {
   }
 
   beforeAll(async () => {
-    ctx = await startTestApp();
+    ctx = await startListeningApp();
     tenant = await createTenant(ctx.db, { name: 'Loja das Páginas, Lda' });
     other = await createTenant(ctx.db, { name: 'Vizinha, Lda' });
     const issued = async (who: Tenant) => {

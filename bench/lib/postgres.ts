@@ -5,8 +5,12 @@ import pg from 'pg';
 /** Server the bench uses; override with BENCH_PG_URL (a URL of any database on that server). */
 export const serverUrl = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/**
+ * The data set's database: partner_bench_<N>, or BENCH_DATABASE when set (e.g. a copy made with
+ * `createdb -T partner_bench_1000000 <copy>` to measure a migration without touching the original).
+ */
 export function benchDatabaseName(invoices: number): string {
-  return `partner_bench_${invoices}`;
+  return process.env.BENCH_DATABASE || `partner_bench_${invoices}`;
 }
 
 export function databaseUrl(database: string): string {

@@ -1,7 +1,7 @@
 // Reads of payments. Only receipts linked to an invoice of the company exist for the API:
 // salaries, supplier payments and any other treasury movement are invisible, in lists and by
 // id alike (a 404 exactly like a missing id). The treasury account never leaves.
-import { and, count, eq, gte, inArray, isNotNull, lte, type SQL } from 'drizzle-orm';
+import { and, count, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { RequestContext } from '../context.js';
 import type { Database } from '../db/client.js';
@@ -33,9 +33,15 @@ const paymentColumns = {
  * What the company may see: its receipts, each linked to one of its own invoices. A payment's
  * invoice is always of the payment's company (payments_invoice_company_fk, drizzle/0006), so
  * "linked to an invoice" is enough, and is answered by the payment row alone.
+ * The kind is a constant in the SQL text, not a bound parameter, and the condition is the
+ * predicate of the list's partial indexes (payments_receipts_*_idx, drizzle/0007): the planner
+ * proves it from the text alone, also for a prepared statement's generic plan.
  */
 function visibleReceipts(companyId: number): SQL {
-  return and(eq(payments.companyId, companyId), eq(payments.kind, 'receipt'), isNotNull(payments.invoiceId))!;
+  return and(
+    eq(payments.companyId, companyId),
+    sql`${payments.kind} = 'receipt' and ${payments.invoiceId} is not null`,
+  )!;
 }
 
 function selectReceipts(db: Database) {

@@ -1,7 +1,8 @@
+import { eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows, sql } from '../../src/db/client.js';
-import { payments } from '../../src/db/schema.js';
+import { invoices, payments } from '../../src/db/schema.js';
 import { DATE_HINT, ID_HINT } from '../../src/http/list-query.js';
 import { issueInvoice, recordMovement, recordReceipt } from '../../src/operations/invoices.js';
 import type { PaymentSchema } from '../../src/payments/schemas.js';
@@ -23,6 +24,18 @@ const PAYMENT_KEYS = [
 ];
 
 type Payment = Static<typeof PaymentSchema>;
+
+/** The constraint a foreign-key violation (SQLSTATE 23503, possibly wrapped by drizzle) names. */
+function foreignKeyViolated(error: unknown): string | null {
+  for (let current: unknown = error; current; current = (current as { cause?: unknown }).cause) {
+    const candidate = current as { code?: unknown; constraint?: unknown; message?: unknown };
+    if (candidate.code === '23503') {
+      const named = String(candidate.constraint ?? candidate.message ?? '');
+      return /payments_\w+_fk/.exec(named)?.[0] ?? named;
+    }
+  }
+  return null;
+}
 
 describe('payments: reads', () => {
   let ctx: TestContext;
@@ -134,21 +147,50 @@ describe('payments: reads', () => {
     expect(res.body).not.toContain('company_id');
   });
 
-  it('the database refuses a receipt linked to an invoice of another company, whoever writes it', async () => {
+  it('the database refuses every write that would link a payment to an invoice of another company', async () => {
+    // The API never writes payments and `payments record` takes the company from the invoice;
+    // these are writes of the application outside both, straight to the tables.
     const foreignInvoiceId = (await get(`/payments/${foreignReceipt}`, other.key)).json().data.invoice.id;
-    const crossed = ctx.db.insert(payments).values({
-      companyId: tenant.companyId,
-      kind: 'receipt',
-      invoiceId: foreignInvoiceId,
-      paymentCode: 'RC X/2',
-      amount: '2.00',
-    });
-    await expect(crossed).rejects.toThrow();
-    const [row] = await queryRows<{ n: number }>(
+    const listBefore = await list('?per_page=100');
+    const theirsBefore = (await get('/payments?per_page=100', other.key)).json();
+    const refusals = {
+      "a new receipt of the company on the other company's invoice": ctx.db.insert(payments).values({
+        companyId: tenant.companyId,
+        kind: 'receipt',
+        invoiceId: foreignInvoiceId,
+        paymentCode: 'RC X/2',
+        amount: '2.00',
+      }),
+      "a receipt moved to the other company's invoice": ctx.db
+        .update(payments)
+        .set({ invoiceId: foreignInvoiceId })
+        .where(eq(payments.id, receipts.a1!)),
+      'a receipt moved to the other company, its invoice kept': ctx.db
+        .update(payments)
+        .set({ companyId: other.companyId, paymentCode: 'RC X/4' })
+        .where(eq(payments.id, receipts.a1!)),
+      'an invoice with receipts moved to the other company': ctx.db
+        .update(invoices)
+        .set({ companyId: other.companyId })
+        .where(eq(invoices.id, invoiceB.id)),
+    };
+    for (const [what, write] of Object.entries(refusals)) {
+      const error = await write.then(
+        () => null,
+        (failure: unknown) => failure,
+      );
+      expect(foreignKeyViolated(error), what).toBe('payments_invoice_company_fk');
+    }
+    // Nothing of it stayed: the same lists, totals and single reads on both sides.
+    const [inserted] = await queryRows<{ n: number }>(
       ctx.db,
       sql`select count(*)::int as n from payments where payment_code = 'RC X/2'`,
     );
-    expect(row?.n).toBe(0);
+    expect(inserted?.n).toBe(0);
+    expect(await list('?per_page=100')).toEqual(listBefore);
+    expect((await get('/payments?per_page=100', other.key)).json()).toEqual(theirsBefore);
+    expect((await get(`/payments/${receipts.a1}`)).json().data.invoice.id).toBe(invoiceA.id);
+    expect((await get(`/payments/${receipts.a1}`, other.key)).statusCode).toBe(404);
   });
 
   it('salaries, supplier payments and receipts of other companies are a 404 exactly like a missing id', async () => {

@@ -15,7 +15,8 @@ export type InvoiceResource = Static<typeof InvoiceSchema>;
 export type InvoiceSummaryResource = Static<typeof InvoiceSummarySchema>;
 export type InvoiceItemResource = Static<typeof InvoiceItemSchema>;
 
-const invoiceColumns = {
+/** The invoice's own columns the resource shows: what the insert of a draft returns. */
+export const invoiceReturning = {
   id: invoices.id,
   invoiceCode: invoices.invoiceCode,
   paymentNoticeCode: invoices.paymentNoticeCode,
@@ -39,11 +40,11 @@ const invoiceColumns = {
   paidAmount: invoices.paidAmount,
   remainingAmount: invoices.remainingAmount,
   notes: invoices.notes,
-  customerId: customers.id,
-  customerName: customers.name,
   createdAt: invoices.createdAt,
   updatedAt: invoices.updatedAt,
 };
+
+const invoiceColumns = { ...invoiceReturning, customerId: customers.id, customerName: customers.name };
 
 const itemColumns = {
   id: invoiceItems.id,
@@ -69,7 +70,8 @@ function selectItems(db: Database) {
 }
 
 type InvoiceRow = Awaited<ReturnType<typeof selectInvoices>>[number];
-type ItemRow = Awaited<ReturnType<typeof selectItems>>[number];
+export type InvoiceRowInserted = Omit<InvoiceRow, 'customerId' | 'customerName'>;
+export type ItemRow = Awaited<ReturnType<typeof selectItems>>[number];
 
 function toItemResource(row: ItemRow): InvoiceItemResource {
   return {
@@ -122,6 +124,23 @@ function toSummaryResource(row: InvoiceRow, timeZone: string): InvoiceSummaryRes
 function withItems(summary: InvoiceSummaryResource, items: InvoiceItemResource[]): InvoiceResource {
   const { created_at, updated_at, ...rest } = summary;
   return { ...rest, items, created_at, updated_at };
+}
+
+/**
+ * The resource of an invoice just inserted, from the row and lines its inserts returned (lines
+ * in line order) and its customer: the same as `findInvoice` reads afterwards.
+ */
+export function invoiceResourceOf(
+  row: InvoiceRowInserted,
+  customer: { id: number; name: string },
+  items: readonly ItemRow[],
+  timeZone: string,
+): InvoiceResource {
+  const summary = toSummaryResource(
+    { ...row, customerId: customer.id, customerName: customer.name },
+    timeZone,
+  );
+  return withItems(summary, items.map(toItemResource));
 }
 
 /** One invoice of the company with its items, as GET /invoices/{id} and POST /invoices show it. */

@@ -3,17 +3,24 @@
 // invoice row and its lines, written in one transaction. Every problem of the body is reported
 // at once, keyed by its dotted path with zero-based line indexes.
 import { randomInt } from 'node:crypto';
-import { and, eq, inArray, isNull, or } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { inTransaction, type RequestContext } from '../context.js';
-import { findCustomer } from '../customers/repository.js';
-import type { Database } from '../db/client.js';
-import { invoiceItems, invoices, products, taxes } from '../db/schema.js';
+import { visibleTo } from '../customers/repository.js';
+import { type Database, queryRows } from '../db/client.js';
+import { customers, invoiceItems, invoices, products, taxes } from '../db/schema.js';
 import { addFieldError, type FieldErrors, notFound, validationFailed } from '../errors.js';
 import { bodyAjv, bodyValidationError } from '../http/validation.js';
 import { Decimal, decimalPlacesOf, MONEY_LIMIT, money } from '../money.js';
 import { isDatabaseId } from '../values.js';
-import { recordEvent } from '../webhooks/events.js';
-import { findInvoice } from './repository.js';
+import type { EventType } from '../webhooks/event-types.js';
+import { recordEventFor, subscribedEndpointIds } from '../webhooks/events.js';
+import {
+  type InvoiceResource,
+  type InvoiceRowInserted,
+  type ItemRow,
+  invoiceResourceOf,
+  invoiceReturning,
+} from './repository.js';
 import { InvoiceCreateBody } from './schemas.js';
 import { invoiceTotals, type LineTotals, lineTotals } from './totals.js';
 
@@ -55,43 +62,96 @@ export async function insertWithDraftCode(
   values: Omit<NewInvoice, 'invoiceCode'>,
   generate: () => string = randomDraftCode,
 ): Promise<number> {
+  return (await insertDraftRow(db, values, generate)).id;
+}
+
+/** `insertWithDraftCode`, returning the stored row as the invoice resource needs it. */
+async function insertDraftRow(
+  db: Database,
+  values: Omit<NewInvoice, 'invoiceCode'>,
+  generate: () => string = randomDraftCode,
+): Promise<InvoiceRowInserted> {
   for (let attempt = 0; attempt < DRAFT_CODE_ATTEMPTS; attempt++) {
     const [row] = await db
       .insert(invoices)
       .values({ ...values, invoiceCode: generate() })
       .onConflictDoNothing({ target: [invoices.companyId, invoices.invoiceCode] })
-      .returning({ id: invoices.id });
-    if (row) return row.id;
+      .returning(invoiceReturning);
+    if (row) return row;
   }
   throw new Error(`no free draft code after ${DRAFT_CODE_ATTEMPTS} attempts`);
 }
 
-/** The company's products (and names) and visible taxes (and rates) among the ids given. */
+interface References {
+  /** The company's products among the ids asked for, by id: their names. */
+  productNames: Map<number, string>;
+  /** The taxes the company may use among the ids asked for, by id: their rates. */
+  taxRates: Map<number, string>;
+  /** The customer asked for, if the company can see it. */
+  customer: { id: number; name: string } | null;
+  /** The endpoints that hear the event asked for. */
+  endpointIds: number[];
+}
+
+/** An array of ids as one text parameter (`{1,2,3}`), the same on both drivers. */
+function idArray(ids: readonly number[]): SQL {
+  return sql`${`{${ids.join(',')}}`}::text::integer[]`;
+}
+
+const PRODUCT = 1;
+const TAX = 2;
+const CUSTOMER = 3;
+const ENDPOINT = 4;
+
+/**
+ * In one statement: the company's products (and names) and visible taxes (and rates) among the
+ * ids given, and, when asked, the customer if the company can see it and the endpoints that hear
+ * an event type.
+ */
 async function lookupReferences(
   { db, companyId }: RequestContext,
   candidateProductIds: unknown[],
   candidateTaxIds: unknown[],
-): Promise<{ productNames: Map<number, string>; taxRates: Map<number, string> }> {
+  also: { customerId?: unknown; event?: EventType } = {},
+): Promise<References> {
   const productIds = [...new Set(candidateProductIds.filter(isDatabaseId))];
   const taxIds = [...new Set(candidateTaxIds.filter(isDatabaseId))];
-  const [productRows, taxRows] = await Promise.all([
-    productIds.length === 0
-      ? []
-      : db
-          .select({ id: products.id, name: products.name })
-          .from(products)
-          .where(and(eq(products.companyId, companyId), inArray(products.id, productIds))),
-    taxIds.length === 0
-      ? []
-      : db
-          .select({ id: taxes.id, rate: taxes.rate })
-          .from(taxes)
-          .where(and(inArray(taxes.id, taxIds), or(eq(taxes.companyId, companyId), isNull(taxes.companyId)))),
-  ]);
-  return {
-    productNames: new Map(productRows.map((row) => [row.id, row.name])),
-    taxRates: new Map(taxRows.map((row) => [row.id, row.rate])),
+  const parts: SQL[] = [];
+  if (productIds.length > 0) {
+    parts.push(sql`select ${PRODUCT}::integer as kind, ${products.id} as id, ${products.name} as value
+      from ${products} where ${products.companyId} = ${companyId} and ${products.id} = any(${idArray(productIds)})`);
+  }
+  if (taxIds.length > 0) {
+    parts.push(sql`select ${TAX}::integer, ${taxes.id}, ${taxes.rate}::text from ${taxes}
+      where ${taxes.id} = any(${idArray(taxIds)}) and (${taxes.companyId} = ${companyId} or ${taxes.companyId} is null)`);
+  }
+  if (isDatabaseId(also.customerId)) {
+    parts.push(sql`select ${CUSTOMER}::integer, ${customers.id}, ${customers.name} from ${customers}
+      where ${customers.id} = ${also.customerId} and ${visibleTo(companyId)}`);
+  }
+  if (also.event) {
+    parts.push(
+      sql`select ${ENDPOINT}::integer, e.id, null from ${subscribedEndpointIds(db, companyId, also.event)} as e`,
+    );
+  }
+  const references: References = {
+    productNames: new Map(),
+    taxRates: new Map(),
+    customer: null,
+    endpointIds: [],
   };
+  if (parts.length === 0) return references;
+  const rows = await queryRows<{ kind: number; id: number; value: string | null }>(
+    db,
+    sql.join(parts, sql` union all `),
+  );
+  for (const { kind, id, value } of rows) {
+    if (kind === PRODUCT) references.productNames.set(id, value ?? '');
+    else if (kind === TAX) references.taxRates.set(id, value ?? '');
+    else if (kind === CUSTOMER) references.customer = { id, name: value ?? '' };
+    else references.endpointIds.push(id);
+  }
+  return references;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -105,10 +165,8 @@ const LINE_PLACES: [field: string, max: number, message: string][] = [
   ['discount', 4, DISCOUNT_PLACES],
 ];
 
-interface Judgement {
+interface Judgement extends References {
   errors: FieldErrors;
-  productNames: Map<number, string>;
-  taxRates: Map<number, string>;
 }
 
 /**
@@ -116,17 +174,23 @@ interface Judgement {
  * the company may use, and few enough decimals; the due date may not come before the invoice
  * date. Takes any JSON: a field of the wrong type is the schema's to report.
  */
-async function judgeBody(context: RequestContext, body: unknown): Promise<Judgement> {
+async function judgeBody(
+  context: RequestContext,
+  body: unknown,
+  also: { customerId?: unknown; event?: EventType } = {},
+): Promise<Judgement> {
   const errors: FieldErrors = {};
   const fields = isRecord(body) ? body : {};
   const lines = (Array.isArray(fields.items) ? fields.items : []).map((line) =>
     isRecord(line) ? line : null,
   );
-  const { productNames, taxRates } = await lookupReferences(
+  const references = await lookupReferences(
     context,
     lines.map((line) => line?.product_id),
     lines.map((line) => line?.tax_id),
+    also,
   );
+  const { productNames, taxRates } = references;
   const { invoice_date: invoiceDate, due_date: dueDate, exchange_rate: exchangeRate } = fields;
   if (typeof invoiceDate === 'string' && typeof dueDate === 'string') {
     if (DATE.test(invoiceDate) && DATE.test(dueDate) && dueDate < invoiceDate) {
@@ -157,7 +221,7 @@ async function judgeBody(context: RequestContext, body: unknown): Promise<Judgem
       }
     }
   });
-  return { errors, productNames, taxRates };
+  return { errors, ...references };
 }
 
 /**
@@ -179,9 +243,19 @@ interface CheckedLine {
   totals: LineTotals;
 }
 
-/** The lines of a body that passed the schema, with their totals; throws every problem at once. */
-async function checkedLines(context: RequestContext, input: InvoiceCreateBody): Promise<CheckedLine[]> {
-  const { errors, productNames, taxRates } = await judgeBody(context, input);
+/**
+ * The lines of a body that passed the schema, with their totals, and the references the body
+ * names; throws every problem at once.
+ */
+async function checkedLines(
+  context: RequestContext,
+  input: InvoiceCreateBody,
+): Promise<{ lines: CheckedLine[]; references: References }> {
+  const judgement = await judgeBody(context, input, {
+    customerId: input.customer_id,
+    event: 'invoice.created',
+  });
+  const { errors, productNames, taxRates } = judgement;
   const lines: CheckedLine[] = [];
   let grandTotal = new Decimal(0);
   input.items.forEach((line, index) => {
@@ -212,7 +286,7 @@ async function checkedLines(context: RequestContext, input: InvoiceCreateBody): 
   });
   if (grandTotal.gte(MONEY_LIMIT)) addFieldError(errors, 'items', INVOICE_TOO_LARGE);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
-  return lines;
+  return { lines, references: judgement };
 }
 
 /**
@@ -227,57 +301,170 @@ export async function createDraftInvoice(
   options: { apiKeyId?: number } = {},
 ): Promise<{ id: number }> {
   if (!validateBody(input)) throw bodyValidationError(validateBody.errors ?? []);
-  const { companyId } = context;
-  return context.db.transaction(async (db) => {
-    const tx = inTransaction(context, db);
-    const lines = await checkedLines(tx, input);
-    const customer = isDatabaseId(input.customer_id) ? await findCustomer(tx, input.customer_id) : null;
-    if (!customer) throw notFound();
+  const invoice = await context.db.transaction((db) =>
+    writeDraftInvoice(inTransaction(context, db), input, options),
+  );
+  return { id: invoice.id };
+}
 
-    const totals = invoiceTotals(lines.map((line) => line.totals));
-    const id = await insertWithDraftCode(db, {
-      companyId,
-      customerId: customer.id,
-      status: 'draft',
-      invoiceDate: input.invoice_date,
-      dueDate: input.due_date || input.invoice_date,
-      currency: input.currency ?? 'MZN',
-      exchangeRate:
-        input.exchange_rate === null || input.exchange_rate === undefined
-          ? null
-          : new Decimal(input.exchange_rate).toFixed(),
-      reference: input.reference ?? '',
-      notes: input.notes ?? '',
-      subtotal: totals.subtotal,
-      discount: totals.discount,
-      globalDiscountAmount: totals.globalDiscountAmount,
-      vatBase: totals.vatBase,
-      tax: totals.tax,
-      grandTotal: totals.grandTotal,
-      paidAmount: totals.paidAmount,
-      remainingAmount: totals.remainingAmount,
-      createdByApiKeyId: options.apiKeyId ?? null,
-    });
-    await db.insert(invoiceItems).values(
-      lines.map((line, position) => ({
-        companyId,
-        invoiceId: id,
-        position,
-        productId: line.productId,
-        name: line.name,
-        description: line.description,
-        quantity: line.quantity,
-        price: line.price,
-        discount: line.totals.discount,
-        discountPercentage: line.discountPercentage,
-        taxId: line.taxId,
-        taxAmount: line.totals.taxAmount,
-        taxRate: line.totals.taxRate,
-        taxIncluded: line.totals.taxIncluded,
-        total: line.totals.total,
-      })),
-    );
-    await recordEvent(tx, 'invoice.created', () => findInvoice(tx, id));
-    return { id };
+/** The columns of the lines as the recordset of `ITEMS_INSERT` names them, in its order. */
+const ITEM_FIELDS = [
+  [invoiceItems.position, 'integer'],
+  [invoiceItems.productId, 'integer'],
+  [invoiceItems.name, 'text'],
+  [invoiceItems.description, 'text'],
+  [invoiceItems.quantity, 'numeric'],
+  [invoiceItems.price, 'numeric'],
+  [invoiceItems.discount, 'numeric'],
+  [invoiceItems.discountPercentage, 'numeric'],
+  [invoiceItems.taxId, 'integer'],
+  [invoiceItems.taxAmount, 'numeric'],
+  [invoiceItems.taxRate, 'numeric'],
+  [invoiceItems.taxIncluded, 'boolean'],
+  [invoiceItems.total, 'numeric'],
+] as const;
+
+/** What the resource shows of a line, as stored (numerics as their text). */
+const ITEM_RETURNING = [
+  invoiceItems.id,
+  invoiceItems.productId,
+  invoiceItems.name,
+  invoiceItems.description,
+  invoiceItems.quantity,
+  invoiceItems.price,
+  invoiceItems.discount,
+  invoiceItems.discountPercentage,
+  invoiceItems.taxAmount,
+  invoiceItems.taxRate,
+  invoiceItems.taxIncluded,
+  invoiceItems.total,
+  invoiceItems.position,
+]
+  .map((column) =>
+    column.columnType === 'PgNumeric' ? `${column.name}::text as ${column.name}` : column.name,
+  )
+  .join(', ');
+
+const itemFieldNames = ITEM_FIELDS.map(([column]) => column.name).join(', ');
+
+/**
+ * Every line of an invoice in one statement, whatever their number: the lines travel as one JSON
+ * parameter (numerics as exact decimal text), so the SQL text is always the same.
+ */
+const ITEMS_INSERT = {
+  head: sql.raw(`insert into invoice_items (company_id, invoice_id, ${itemFieldNames}) select `),
+  from: sql.raw(`, ${ITEM_FIELDS.map(([column]) => `l.${column.name}`).join(', ')} from jsonb_to_recordset(`),
+  tail: sql.raw(
+    `::text::jsonb) as l(${ITEM_FIELDS.map(([column, type]) => `${column.name} ${type}`).join(', ')}) ` +
+      `order by l.position returning ${ITEM_RETURNING}`,
+  ),
+};
+
+interface ReturnedItem {
+  id: number;
+  product_id: number | null;
+  name: string;
+  description: string;
+  quantity: string | null;
+  price: string | null;
+  discount: string | null;
+  discount_percentage: string | null;
+  tax_amount: string | null;
+  tax_rate: string | null;
+  tax_included: boolean | null;
+  total: string | null;
+  position: number;
+}
+
+async function insertItems(
+  db: Database,
+  companyId: number,
+  invoiceId: number,
+  lines: readonly CheckedLine[],
+): Promise<ItemRow[]> {
+  const json = JSON.stringify(
+    lines.map((line, position) => ({
+      position,
+      product_id: line.productId,
+      name: line.name,
+      description: line.description,
+      quantity: line.quantity,
+      price: line.price,
+      discount: line.totals.discount,
+      discount_percentage: line.discountPercentage,
+      tax_id: line.taxId,
+      tax_amount: line.totals.taxAmount,
+      tax_rate: line.totals.taxRate,
+      tax_included: line.totals.taxIncluded,
+      total: line.totals.total,
+    })),
+  );
+  const { head, from, tail } = ITEMS_INSERT;
+  const rows = await queryRows<ReturnedItem>(
+    db,
+    sql`${head}${companyId}::integer, ${invoiceId}::integer${from}${json}${tail}`,
+  );
+  return rows
+    .sort((a, b) => a.position - b.position || a.id - b.id)
+    .map((row) => ({
+      id: row.id,
+      productId: row.product_id,
+      name: row.name,
+      description: row.description,
+      quantity: row.quantity,
+      price: row.price,
+      discount: row.discount,
+      discountPercentage: row.discount_percentage,
+      taxAmount: row.tax_amount,
+      taxRate: row.tax_rate,
+      taxIncluded: row.tax_included,
+      total: row.total,
+    }));
+}
+
+/**
+ * The write of POST /invoices: the draft and its lines from a body that passed the schema, and
+ * its `invoice.created` event, in the caller's transaction, which must roll back whatever this
+ * throws (no savepoint of its own). Returns the invoice exactly as GET /invoices/{id} shows it,
+ * built from what the inserts returned (no read back). Throws `validation_failed` (422) for a
+ * body that breaks a rule and `resource_not_found` (404) for a customer the company cannot see.
+ */
+export async function writeDraftInvoice(
+  context: RequestContext,
+  input: InvoiceCreateBody,
+  options: { apiKeyId?: number } = {},
+): Promise<InvoiceResource> {
+  const { db, companyId, timeZone } = context;
+  const { lines, references } = await checkedLines(context, input);
+  const { customer } = references;
+  if (!customer) throw notFound();
+
+  const totals = invoiceTotals(lines.map((line) => line.totals));
+  const row = await insertDraftRow(db, {
+    companyId,
+    customerId: customer.id,
+    status: 'draft',
+    invoiceDate: input.invoice_date,
+    dueDate: input.due_date || input.invoice_date,
+    currency: input.currency ?? 'MZN',
+    exchangeRate:
+      input.exchange_rate === null || input.exchange_rate === undefined
+        ? null
+        : new Decimal(input.exchange_rate).toFixed(),
+    reference: input.reference ?? '',
+    notes: input.notes ?? '',
+    subtotal: totals.subtotal,
+    discount: totals.discount,
+    globalDiscountAmount: totals.globalDiscountAmount,
+    vatBase: totals.vatBase,
+    tax: totals.tax,
+    grandTotal: totals.grandTotal,
+    paidAmount: totals.paidAmount,
+    remainingAmount: totals.remainingAmount,
+    createdByApiKeyId: options.apiKeyId ?? null,
   });
+  const items = await insertItems(db, companyId, row.id, lines);
+  const invoice = invoiceResourceOf(row, customer, items, timeZone);
+  await recordEventFor(context, 'invoice.created', references.endpointIds, invoice);
+  return invoice;
 }

@@ -17,7 +17,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction, type RequestContext } from '../context.js';
-import { type Database, databaseBusyReason } from '../db/client.js';
+import { type Database, databaseBusyReason, queryRows } from '../db/client.js';
 import { idempotencyKeys } from '../db/schema.js';
 import { ApiError, envelopeOf } from '../errors.js';
 import { callerOf, contextOf, isWriteMethod } from './request-state.js';
@@ -161,30 +161,44 @@ export function pruneExpiredKeys(app: FastifyInstance): void {
  */
 async function claim(db: Database, request: FastifyRequest, lockTimeoutSeconds: number): Promise<Claim> {
   const auth = callerOf(request);
-  const { key } = request.idempotency!;
   const holder = randomBytes(16).toString('hex');
-  if (!(await findRecord(db, auth.apiKeyId, key, lockTimeoutSeconds))) {
-    const [inserted] = await db
-      .insert(idempotencyKeys)
-      .values({
-        apiKeyId: auth.apiKeyId,
-        companyId: auth.companyId,
-        key,
-        requestHash: request.idempotency!.requestHash,
-        state: 'in_flight',
-        holder,
-        expiresAt: sql`now() + ${RETENTION}`,
-      })
-      .onConflictDoNothing({ target: [idempotencyKeys.apiKeyId, idempotencyKeys.key] })
-      .returning({ id: idempotencyKeys.id });
-    if (inserted) return { id: inserted.id, holder };
-  }
+  const inserted = await insertClaim(db, auth.apiKeyId, auth.companyId, request.idempotency!, holder);
+  if (inserted !== null) return { id: inserted, holder };
   try {
     return await takeOver(db, request, holder, lockTimeoutSeconds);
   } catch (error) {
     if (databaseBusyReason(error) === 'lock_timeout') return inFlight();
     throw error;
   }
+}
+
+/**
+ * The claim's row, in one statement, when no record of the key exists (else null): committed at
+ * once, without waiting for the WAL flush (synchronous_commit off for this statement alone). Safe:
+ * the claim only matters once the write that completes it commits, and that commit (synchronous)
+ * flushes the WAL up to itself, the claim included; a crash before that loses the claim together
+ * with a request that never answered.
+ */
+async function insertClaim(
+  db: Database,
+  apiKeyId: number,
+  companyId: number,
+  { key, requestHash }: { key: string; requestHash: string },
+  holder: string,
+): Promise<number | null> {
+  const [row] = await queryRows<{ id: number }>(
+    db,
+    sql`with unflushed as (select set_config('synchronous_commit', 'off', true))
+      insert into ${idempotencyKeys} (api_key_id, company_id, key, request_hash, state, holder, expires_at)
+      select ${apiKeyId}::integer, ${companyId}::integer, ${key}::text, ${requestHash}::text, 'in_flight', ${holder}::text, now() + ${RETENTION}
+      from unflushed
+      where not exists (
+        select 1 from ${idempotencyKeys} where ${idempotencyKeys.apiKeyId} = ${apiKeyId} and ${idempotencyKeys.key} = ${key}
+      )
+      on conflict (api_key_id, key) do nothing
+      returning id`,
+  );
+  return row ? row.id : null;
 }
 
 type Claim = { id: number; holder: string } | ApiError | { replay: IdempotencyRecord };

@@ -8,7 +8,7 @@ import type { Database } from '../db/client.js';
 import { instantOf, orderByOf, type Page, type PageRequest, paginate } from '../db/lists.js';
 import { customers, invoiceItems, invoices } from '../db/schema.js';
 import { decimalNumber, formatTimestamp } from '../format.js';
-import { formatMoney } from '../money.js';
+import { formatMoney as formatAnyMoney } from '../money.js';
 import type { InvoiceItemSchema, InvoiceListQuery, InvoiceSchema, InvoiceSummarySchema } from './schemas.js';
 
 export type InvoiceResource = Static<typeof InvoiceSchema>;
@@ -72,6 +72,14 @@ function selectItems(db: Database) {
 type InvoiceRow = Awaited<ReturnType<typeof selectInvoices>>[number];
 export type InvoiceRowInserted = Omit<InvoiceRow, 'customerId' | 'customerName'>;
 export type ItemRow = Awaited<ReturnType<typeof selectItems>>[number];
+
+/** numeric(18,2) text as PostgreSQL writes it ("1250.00"): already the API's form. */
+const STORED_MONEY = /^-?[0-9]+\.[0-9]{2}$/;
+
+/** `formatMoney` of a stored amount, without decimal arithmetic when it is in its usual form. */
+function formatMoney(value: string | null): string | null {
+  return value !== null && STORED_MONEY.test(value) ? value : formatAnyMoney(value);
+}
 
 function toItemResource(row: ItemRow): InvoiceItemResource {
   return {

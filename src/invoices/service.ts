@@ -10,7 +10,7 @@ import { type Database, queryRows } from '../db/client.js';
 import { customers, invoiceItems, invoices, products, taxes } from '../db/schema.js';
 import { addFieldError, type FieldErrors, notFound, validationFailed } from '../errors.js';
 import { bodyAjv, bodyValidationError } from '../http/validation.js';
-import { Decimal, decimalPlacesOf, MONEY_LIMIT, money } from '../money.js';
+import { Decimal, decimalPlacesOf, MONEY_LIMIT } from '../money.js';
 import { isDatabaseId } from '../values.js';
 import type { EventType } from '../webhooks/event-types.js';
 import { recordEventFor, subscribedEndpointIds } from '../webhooks/events.js';
@@ -22,7 +22,7 @@ import {
   invoiceReturning,
 } from './repository.js';
 import { InvoiceCreateBody } from './schemas.js';
-import { invoiceTotals, type LineTotals, lineTotals } from './totals.js';
+import { invoiceTotalsOf, type LineAmounts, lineAmounts } from './totals.js';
 
 export type { InvoiceCreateBody } from './schemas.js';
 
@@ -158,6 +158,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** `decimalPlacesOf`, with no decimal arithmetic for the common whole number. */
+function placesOf(value: number): number {
+  return Number.isInteger(value) ? 0 : decimalPlacesOf(value);
+}
+
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const LINE_PLACES: [field: string, max: number, message: string][] = [
   ['price', 2, PRICE_PLACES],
@@ -216,7 +221,7 @@ async function judgeBody(
     }
     for (const [field, max, message] of LINE_PLACES) {
       const value = line[field];
-      if (typeof value === 'number' && Number.isFinite(value) && decimalPlacesOf(value) > max) {
+      if (typeof value === 'number' && Number.isFinite(value) && placesOf(value) > max) {
         addFieldError(errors, at(field), message);
       }
     }
@@ -236,15 +241,17 @@ interface CheckedLine {
   productId: number;
   name: string;
   description: string;
-  quantity: string;
-  price: string;
-  discountPercentage: string;
+  quantity: Decimal;
+  price: Decimal;
+  discountPercentage: Decimal;
   taxId: number | null;
-  totals: LineTotals;
+  amounts: LineAmounts;
 }
 
+const ZERO = new Decimal(0);
+
 /**
- * The lines of a body that passed the schema, with their totals, and the references the body
+ * The lines of a body that passed the schema, with their amounts, and the references the body
  * names; throws every problem at once.
  */
 async function checkedLines(
@@ -256,20 +263,22 @@ async function checkedLines(
     event: 'invoice.created',
   });
   const { errors, productNames, taxRates } = judgement;
+  const rates = new Map([...taxRates].map(([id, rate]) => [id, new Decimal(rate)]));
   const lines: CheckedLine[] = [];
-  let grandTotal = new Decimal(0);
+  let grandTotal = ZERO;
   input.items.forEach((line, index) => {
     const at = (field: string) => `items.${index}.${field}`;
     if (LINE_PLACES.some(([field]) => errors[at(field)])) return;
-    const taxRate = isDatabaseId(line.tax_id) ? (taxRates.get(line.tax_id) ?? null) : null;
+    const taxRate = isDatabaseId(line.tax_id) ? (rates.get(line.tax_id) ?? null) : null;
     const quantity = new Decimal(line.quantity);
-    const discountPercentage = new Decimal(line.discount ?? 0);
-    const totals = lineTotals({ quantity, price: line.price, discountPercentage, taxRate });
-    if (new Decimal(totals.subtotal).gte(MONEY_LIMIT) || new Decimal(totals.total).gte(MONEY_LIMIT)) {
+    const price = new Decimal(line.price);
+    const discountPercentage = line.discount ? new Decimal(line.discount) : ZERO;
+    const amounts = lineAmounts({ quantity, price, discountPercentage, taxRate });
+    if (amounts.subtotal.gte(MONEY_LIMIT) || amounts.total.gte(MONEY_LIMIT)) {
       addFieldError(errors, `items.${index}`, LINE_TOO_LARGE);
       return;
     }
-    grandTotal = grandTotal.plus(totals.total);
+    grandTotal = grandTotal.plus(amounts.total);
     const productId = line.product_id;
     const productName = isDatabaseId(productId) ? productNames.get(productId) : undefined;
     if (!isDatabaseId(productId) || productName === undefined || errors[at('tax_id')]) return;
@@ -277,11 +286,11 @@ async function checkedLines(
       productId,
       name: line.name || productName,
       description: line.description ?? '',
-      quantity: quantity.toFixed(),
-      price: money(line.price),
-      discountPercentage: discountPercentage.toFixed(),
+      quantity,
+      price,
+      discountPercentage,
       taxId: line.tax_id ?? null,
-      totals,
+      amounts,
     });
   });
   if (grandTotal.gte(MONEY_LIMIT)) addFieldError(errors, 'items', INVOICE_TOO_LARGE);
@@ -383,20 +392,20 @@ async function insertItems(
   lines: readonly CheckedLine[],
 ): Promise<ItemRow[]> {
   const json = JSON.stringify(
-    lines.map((line, position) => ({
+    lines.map(({ amounts, ...line }, position) => ({
       position,
       product_id: line.productId,
       name: line.name,
       description: line.description,
-      quantity: line.quantity,
-      price: line.price,
-      discount: line.totals.discount,
-      discount_percentage: line.discountPercentage,
+      quantity: line.quantity.toFixed(),
+      price: line.price.toFixed(2),
+      discount: amounts.discount.toFixed(2),
+      discount_percentage: line.discountPercentage.toFixed(),
       tax_id: line.taxId,
-      tax_amount: line.totals.taxAmount,
-      tax_rate: line.totals.taxRate,
-      tax_included: line.totals.taxIncluded,
-      total: line.totals.total,
+      tax_amount: amounts.taxAmount.toFixed(2),
+      tax_rate: amounts.taxRate === null ? null : amounts.taxRate.toFixed(),
+      tax_included: false,
+      total: amounts.total.toFixed(2),
     })),
   );
   const { head, from, tail } = ITEMS_INSERT;
@@ -439,7 +448,7 @@ export async function writeDraftInvoice(
   const { customer } = references;
   if (!customer) throw notFound();
 
-  const totals = invoiceTotals(lines.map((line) => line.totals));
+  const totals = invoiceTotalsOf(lines.map((line) => line.amounts));
   const row = await insertDraftRow(db, {
     companyId,
     customerId: customer.id,

@@ -46,7 +46,8 @@ export const invoiceReturning = {
 
 const invoiceColumns = { ...invoiceReturning, customerId: customers.id, customerName: customers.name };
 
-const itemColumns = {
+/** The columns of a line the resource shows: what the insert of a draft returns. */
+export const itemReturning = {
   id: invoiceItems.id,
   productId: invoiceItems.productId,
   name: invoiceItems.name,
@@ -66,7 +67,7 @@ function selectInvoices(db: Database) {
 }
 
 function selectItems(db: Database) {
-  return db.select(itemColumns).from(invoiceItems);
+  return db.select(itemReturning).from(invoiceItems);
 }
 
 type InvoiceRow = Awaited<ReturnType<typeof selectInvoices>>[number];

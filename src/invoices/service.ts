@@ -7,20 +7,15 @@ import { type SQL, sql } from 'drizzle-orm';
 import { inTransaction, type RequestContext } from '../context.js';
 import { visibleTo } from '../customers/repository.js';
 import { type Database, queryRows } from '../db/client.js';
-import { customers, invoiceItems, invoices, products, taxes } from '../db/schema.js';
+import { customers, products, taxes } from '../db/schema.js';
 import { addFieldError, type FieldErrors, notFound, validationFailed } from '../errors.js';
 import { bodyAjv, bodyValidationError } from '../http/validation.js';
 import { Decimal, decimalPlacesOf, MONEY_LIMIT } from '../money.js';
 import { isDatabaseId } from '../values.js';
 import type { EventType } from '../webhooks/event-types.js';
 import { recordEventFor, subscribedEndpointIds } from '../webhooks/events.js';
-import {
-  type InvoiceResource,
-  type InvoiceRowInserted,
-  type ItemRow,
-  invoiceResourceOf,
-  invoiceReturning,
-} from './repository.js';
+import { type DraftLineRow, insertDraft, type NewInvoice } from './draft-insert.js';
+import { type InvoiceResource, invoiceResourceOf } from './repository.js';
 import { InvoiceCreateBody } from './schemas.js';
 import { invoiceTotalsOf, type LineAmounts, lineAmounts } from './totals.js';
 
@@ -51,8 +46,6 @@ export function randomDraftCode(): string {
   return code;
 }
 
-type NewInvoice = typeof invoices.$inferInsert;
-
 /**
  * Inserts the invoice under a fresh draft code, trying another one if the code is already taken
  * in the company (unique index `invoices_company_code_key`). Returns the new id.
@@ -62,24 +55,7 @@ export async function insertWithDraftCode(
   values: Omit<NewInvoice, 'invoiceCode'>,
   generate: () => string = randomDraftCode,
 ): Promise<number> {
-  return (await insertDraftRow(db, values, generate)).id;
-}
-
-/** `insertWithDraftCode`, returning the stored row as the invoice resource needs it. */
-async function insertDraftRow(
-  db: Database,
-  values: Omit<NewInvoice, 'invoiceCode'>,
-  generate: () => string = randomDraftCode,
-): Promise<InvoiceRowInserted> {
-  for (let attempt = 0; attempt < DRAFT_CODE_ATTEMPTS; attempt++) {
-    const [row] = await db
-      .insert(invoices)
-      .values({ ...values, invoiceCode: generate() })
-      .onConflictDoNothing({ target: [invoices.companyId, invoices.invoiceCode] })
-      .returning(invoiceReturning);
-    if (row) return row;
-  }
-  throw new Error(`no free draft code after ${DRAFT_CODE_ATTEMPTS} attempts`);
+  return (await insertDraft(db, values, [], generate, DRAFT_CODE_ATTEMPTS)).row.id;
 }
 
 interface References {
@@ -316,119 +292,22 @@ export async function createDraftInvoice(
   return { id: invoice.id };
 }
 
-/** The columns of the lines as the recordset of `ITEMS_INSERT` names them, in its order. */
-const ITEM_FIELDS = [
-  [invoiceItems.position, 'integer'],
-  [invoiceItems.productId, 'integer'],
-  [invoiceItems.name, 'text'],
-  [invoiceItems.description, 'text'],
-  [invoiceItems.quantity, 'numeric'],
-  [invoiceItems.price, 'numeric'],
-  [invoiceItems.discount, 'numeric'],
-  [invoiceItems.discountPercentage, 'numeric'],
-  [invoiceItems.taxId, 'integer'],
-  [invoiceItems.taxAmount, 'numeric'],
-  [invoiceItems.taxRate, 'numeric'],
-  [invoiceItems.taxIncluded, 'boolean'],
-  [invoiceItems.total, 'numeric'],
-] as const;
-
-/** What the resource shows of a line, as stored (numerics as their text). */
-const ITEM_RETURNING = [
-  invoiceItems.id,
-  invoiceItems.productId,
-  invoiceItems.name,
-  invoiceItems.description,
-  invoiceItems.quantity,
-  invoiceItems.price,
-  invoiceItems.discount,
-  invoiceItems.discountPercentage,
-  invoiceItems.taxAmount,
-  invoiceItems.taxRate,
-  invoiceItems.taxIncluded,
-  invoiceItems.total,
-  invoiceItems.position,
-]
-  .map((column) =>
-    column.columnType === 'PgNumeric' ? `${column.name}::text as ${column.name}` : column.name,
-  )
-  .join(', ');
-
-const itemFieldNames = ITEM_FIELDS.map(([column]) => column.name).join(', ');
-
-/**
- * Every line of an invoice in one statement, whatever their number: the lines travel as one JSON
- * parameter (numerics as exact decimal text), so the SQL text is always the same.
- */
-const ITEMS_INSERT = {
-  head: sql.raw(`insert into invoice_items (company_id, invoice_id, ${itemFieldNames}) select `),
-  from: sql.raw(`, ${ITEM_FIELDS.map(([column]) => `l.${column.name}`).join(', ')} from jsonb_to_recordset(`),
-  tail: sql.raw(
-    `::text::jsonb) as l(${ITEM_FIELDS.map(([column, type]) => `${column.name} ${type}`).join(', ')}) ` +
-      `order by l.position returning ${ITEM_RETURNING}`,
-  ),
-};
-
-interface ReturnedItem {
-  id: number;
-  product_id: number | null;
-  name: string;
-  description: string;
-  quantity: string | null;
-  price: string | null;
-  discount: string | null;
-  discount_percentage: string | null;
-  tax_amount: string | null;
-  tax_rate: string | null;
-  tax_included: boolean | null;
-  total: string | null;
-  position: number;
-}
-
-async function insertItems(
-  db: Database,
-  companyId: number,
-  invoiceId: number,
-  lines: readonly CheckedLine[],
-): Promise<ItemRow[]> {
-  const json = JSON.stringify(
-    lines.map(({ amounts, ...line }, position) => ({
-      position,
-      product_id: line.productId,
-      name: line.name,
-      description: line.description,
-      quantity: line.quantity.toFixed(),
-      price: line.price.toFixed(2),
-      discount: amounts.discount.toFixed(2),
-      discount_percentage: line.discountPercentage.toFixed(),
-      tax_id: line.taxId,
-      tax_amount: amounts.taxAmount.toFixed(2),
-      tax_rate: amounts.taxRate === null ? null : amounts.taxRate.toFixed(),
-      tax_included: false,
-      total: amounts.total.toFixed(2),
-    })),
-  );
-  const { head, from, tail } = ITEMS_INSERT;
-  const rows = await queryRows<ReturnedItem>(
-    db,
-    sql`${head}${companyId}::integer, ${invoiceId}::integer${from}${json}${tail}`,
-  );
-  return rows
-    .sort((a, b) => a.position - b.position || a.id - b.id)
-    .map((row) => ({
-      id: row.id,
-      productId: row.product_id,
-      name: row.name,
-      description: row.description,
-      quantity: row.quantity,
-      price: row.price,
-      discount: row.discount,
-      discountPercentage: row.discount_percentage,
-      taxAmount: row.tax_amount,
-      taxRate: row.tax_rate,
-      taxIncluded: row.tax_included,
-      total: row.total,
-    }));
+/** A checked line as stored. */
+function lineRow({ amounts, ...line }: CheckedLine): DraftLineRow {
+  return {
+    productId: line.productId,
+    name: line.name,
+    description: line.description,
+    quantity: line.quantity.toFixed(),
+    price: line.price.toFixed(2),
+    discount: amounts.discount.toFixed(2),
+    discountPercentage: line.discountPercentage.toFixed(),
+    taxId: line.taxId,
+    taxAmount: amounts.taxAmount.toFixed(2),
+    taxRate: amounts.taxRate === null ? null : amounts.taxRate.toFixed(),
+    taxIncluded: false,
+    total: amounts.total.toFixed(2),
+  };
 }
 
 /**
@@ -449,30 +328,35 @@ export async function writeDraftInvoice(
   if (!customer) throw notFound();
 
   const totals = invoiceTotalsOf(lines.map((line) => line.amounts));
-  const row = await insertDraftRow(db, {
-    companyId,
-    customerId: customer.id,
-    status: 'draft',
-    invoiceDate: input.invoice_date,
-    dueDate: input.due_date || input.invoice_date,
-    currency: input.currency ?? 'MZN',
-    exchangeRate:
-      input.exchange_rate === null || input.exchange_rate === undefined
-        ? null
-        : new Decimal(input.exchange_rate).toFixed(),
-    reference: input.reference ?? '',
-    notes: input.notes ?? '',
-    subtotal: totals.subtotal,
-    discount: totals.discount,
-    globalDiscountAmount: totals.globalDiscountAmount,
-    vatBase: totals.vatBase,
-    tax: totals.tax,
-    grandTotal: totals.grandTotal,
-    paidAmount: totals.paidAmount,
-    remainingAmount: totals.remainingAmount,
-    createdByApiKeyId: options.apiKeyId ?? null,
-  });
-  const items = await insertItems(db, companyId, row.id, lines);
+  const { row, items } = await insertDraft(
+    db,
+    {
+      companyId,
+      customerId: customer.id,
+      status: 'draft',
+      invoiceDate: input.invoice_date,
+      dueDate: input.due_date || input.invoice_date,
+      currency: input.currency ?? 'MZN',
+      exchangeRate:
+        input.exchange_rate === null || input.exchange_rate === undefined
+          ? null
+          : new Decimal(input.exchange_rate).toFixed(),
+      reference: input.reference ?? '',
+      notes: input.notes ?? '',
+      subtotal: totals.subtotal,
+      discount: totals.discount,
+      globalDiscountAmount: totals.globalDiscountAmount,
+      vatBase: totals.vatBase,
+      tax: totals.tax,
+      grandTotal: totals.grandTotal,
+      paidAmount: totals.paidAmount,
+      remainingAmount: totals.remainingAmount,
+      createdByApiKeyId: options.apiKeyId ?? null,
+    },
+    lines.map(lineRow),
+    randomDraftCode,
+    DRAFT_CODE_ATTEMPTS,
+  );
   const invoice = invoiceResourceOf(row, customer, items, timeZone);
   await recordEventFor(context, 'invoice.created', references.endpointIds, invoice);
   return invoice;

@@ -3,7 +3,8 @@
 // (numerics as exact decimal text), so the SQL text has the same shape for 1 line or 200; the
 // invoice's columns are the only other parameters.
 import { type Column, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
-import { type Database, queryRows } from '../db/client.js';
+import type { Database } from '../db/client.js';
+import { preparedRows } from '../db/prepared.js';
 import { invoiceItems, invoices } from '../db/schema.js';
 import { type InvoiceRowInserted, type ItemRow, invoiceReturning, itemReturning } from './repository.js';
 
@@ -120,7 +121,7 @@ export async function insertDraft(
 ): Promise<{ row: InvoiceRowInserted; items: ItemRow[] }> {
   const linesJson = JSON.stringify(lines.map((line, position) => ({ position, ...line })));
   for (let attempt = 0; attempt < attempts; attempt++) {
-    const [raw] = await queryRows<RawInvoice>(
+    const [raw] = await preparedRows<RawInvoice>(
       db,
       statement({ ...values, invoiceCode: generate() }, linesJson),
     );

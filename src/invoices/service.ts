@@ -6,7 +6,8 @@ import { randomInt } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { inTransaction, type RequestContext } from '../context.js';
 import { visibleTo } from '../customers/repository.js';
-import { type Database, queryRows } from '../db/client.js';
+import type { Database } from '../db/client.js';
+import { preparedRows } from '../db/prepared.js';
 import { customers, products, taxes } from '../db/schema.js';
 import { addFieldError, type FieldErrors, notFound, validationFailed } from '../errors.js';
 import { bodyAjv, bodyValidationError } from '../http/validation.js';
@@ -92,35 +93,26 @@ async function lookupReferences(
 ): Promise<References> {
   const productIds = [...new Set(candidateProductIds.filter(isDatabaseId))];
   const taxIds = [...new Set(candidateTaxIds.filter(isDatabaseId))];
-  const parts: SQL[] = [];
-  if (productIds.length > 0) {
-    parts.push(sql`select ${PRODUCT}::integer as kind, ${products.id} as id, ${products.name} as value
-      from ${products} where ${products.companyId} = ${companyId} and ${products.id} = any(${idArray(productIds)})`);
-  }
-  if (taxIds.length > 0) {
-    parts.push(sql`select ${TAX}::integer, ${taxes.id}, ${taxes.rate}::text from ${taxes}
-      where ${taxes.id} = any(${idArray(taxIds)}) and (${taxes.companyId} = ${companyId} or ${taxes.companyId} is null)`);
-  }
-  if (isDatabaseId(also.customerId)) {
-    parts.push(sql`select ${CUSTOMER}::integer, ${customers.id}, ${customers.name} from ${customers}
-      where ${customers.id} = ${also.customerId} and ${visibleTo(companyId)}`);
-  }
-  if (also.event) {
-    parts.push(
-      sql`select ${ENDPOINT}::integer, e.id, null from ${subscribedEndpointIds(db, companyId, also.event)} as e`,
-    );
-  }
+  // Always the same text (a prepared statement): a part with nothing to find finds nothing.
+  const customerId = isDatabaseId(also.customerId) ? also.customerId : null;
+  const event = also.event ?? 'invoice.created';
+  const rows = await preparedRows<{ kind: number; id: number; value: string | null }>(
+    db,
+    sql`select ${PRODUCT}::integer as kind, ${products.id} as id, ${products.name} as value from ${products}
+      where ${products.companyId} = ${companyId} and ${products.id} = any(${idArray(productIds)})
+    union all select ${TAX}::integer, ${taxes.id}, ${taxes.rate}::text from ${taxes}
+      where ${taxes.id} = any(${idArray(taxIds)}) and (${taxes.companyId} = ${companyId} or ${taxes.companyId} is null)
+    union all select ${CUSTOMER}::integer, ${customers.id}, ${customers.name} from ${customers}
+      where ${customers.id} = ${customerId}::integer and ${visibleTo(companyId)}
+    union all select ${ENDPOINT}::integer, e.id, null from ${subscribedEndpointIds(db, companyId, event)} as e
+      where ${also.event !== undefined}::boolean`,
+  );
   const references: References = {
     productNames: new Map(),
     taxRates: new Map(),
     customer: null,
     endpointIds: [],
   };
-  if (parts.length === 0) return references;
-  const rows = await queryRows<{ kind: number; id: number; value: string | null }>(
-    db,
-    sql.join(parts, sql` union all `),
-  );
   for (const { kind, id, value } of rows) {
     if (kind === PRODUCT) references.productNames.set(id, value ?? '');
     else if (kind === TAX) references.taxRates.set(id, value ?? '');

@@ -1,21 +1,32 @@
-// Statements whose SQL text never changes, run as named prepared statements: on PostgreSQL each
+// Statements of the busiest paths whose SQL never changes, built once (values as placeholders) and
+// run as named prepared statements: no query building on each request, and on PostgreSQL each
 // connection parses and plans one once (node-postgres keeps it per connection, PostgreSQL then
-// reuses the plan), instead of on every request. PGlite runs them as plain queries.
+// reuses the plan). PGlite runs them as plain queries.
 import { createHash } from 'node:crypto';
-import type { SQL } from 'drizzle-orm';
+import type { Query, SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Database } from './client.js';
 
 const dialect = new PgDialect();
 
-/**
- * The rows of `query` as the driver gives them (like `queryRows`), through a prepared statement
- * named after its text. Only for SQL whose text is the same on every call (values as
- * parameters): each distinct text becomes a statement on every connection that runs it.
- */
-export async function preparedRows<T>(db: Database, query: SQL): Promise<T[]> {
+export interface FixedStatement {
+  readonly name: string;
+  readonly query: Query;
+}
+
+/** Builds a statement once: every value in `query` is a `sql.placeholder(name)`. */
+export function fixedStatement(query: SQL): FixedStatement {
   const built = dialect.sqlToQuery(query);
-  const name = `s_${createHash('sha1').update(built.sql).digest('base64url')}`;
-  const result = await db._.session.prepareQuery(built, undefined, name, false).execute();
+  return { name: `s_${createHash('sha1').update(built.sql).digest('base64url')}`, query: built };
+}
+
+/** The rows of a fixed statement as the driver gives them (like `queryRows`), values by placeholder name. */
+export async function runFixed<T>(
+  db: Database,
+  statement: FixedStatement,
+  values: Record<string, unknown>,
+): Promise<T[]> {
+  const prepared = db._.session.prepareQuery(statement.query, undefined, statement.name, false);
+  const result = await prepared.execute(values);
   return (result as { rows: T[] }).rows;
 }

@@ -2,9 +2,9 @@
 // number, returning what the resource shows (no read back). The lines travel as one JSON parameter
 // (numerics as exact decimal text), so the SQL text has the same shape for 1 line or 200; the
 // invoice's columns are the only other parameters.
-import { type Column, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
+import { type Column, getTableColumns, getTableName, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { preparedRows } from '../db/prepared.js';
+import { type FixedStatement, fixedStatement, runFixed } from '../db/prepared.js';
 import { invoiceItems, invoices } from '../db/schema.js';
 import { type InvoiceRowInserted, type ItemRow, invoiceReturning, itemReturning } from './repository.js';
 
@@ -93,18 +93,29 @@ type RawInvoice = Omit<InvoiceRowInserted, 'createdAt' | 'updatedAt'> & {
   lines: string | null;
 };
 
-function statement(values: NewInvoice, linesJson: string): SQL {
-  const entries = Object.entries(values).filter(([, value]) => value !== undefined);
-  const columns = entries.map(([key]) => {
-    const column = INVOICE_COLUMNS[key as keyof typeof INVOICE_COLUMNS];
-    if (!column) throw new Error(`invoices has no column ${key}`);
-    return quoted(column.name);
-  });
-  const params = sql.join(
-    entries.map(([, value]) => sql`${value}`),
-    sql`, `,
-  );
-  return sql`with invoice as (insert into ${invoices} (${sql.raw(columns.join(', '))}) values (${params})${INVOICE_TAIL}${LINES_HEAD}${linesJson}${LINES_TAIL}`;
+const LINES = '__lines';
+const statements = new Map<string, FixedStatement>();
+
+/** The statement for invoices given these columns (built once per set of columns). */
+function statementFor(keys: readonly string[]): FixedStatement {
+  const id = keys.join(',');
+  let statement = statements.get(id);
+  if (!statement) {
+    const columns = keys.map((key) => {
+      const column = INVOICE_COLUMNS[key as keyof typeof INVOICE_COLUMNS];
+      if (!column) throw new Error(`invoices has no column ${key}`);
+      return quoted(column.name);
+    });
+    const values = sql.join(
+      keys.map((key) => sql.placeholder(key)),
+      sql`, `,
+    );
+    statement = fixedStatement(
+      sql`with invoice as (insert into ${invoices} (${sql.raw(columns.join(', '))}) values (${values})${INVOICE_TAIL}${LINES_HEAD}${sql.placeholder(LINES)}${LINES_TAIL}`,
+    );
+    statements.set(id, statement);
+  }
+  return statement;
 }
 
 /**
@@ -120,11 +131,14 @@ export async function insertDraft(
   attempts: number,
 ): Promise<{ row: InvoiceRowInserted; items: ItemRow[] }> {
   const linesJson = JSON.stringify(lines.map((line, position) => ({ position, ...line })));
+  const given = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+  const statement = statementFor([...Object.keys(given), 'invoiceCode']);
   for (let attempt = 0; attempt < attempts; attempt++) {
-    const [raw] = await preparedRows<RawInvoice>(
-      db,
-      statement({ ...values, invoiceCode: generate() }, linesJson),
-    );
+    const [raw] = await runFixed<RawInvoice>(db, statement, {
+      ...given,
+      invoiceCode: generate(),
+      [LINES]: linesJson,
+    });
     if (!raw) continue;
     const { lines: stored, createdAt, updatedAt, companyId: _companyId, ...row } = raw;
     return {

@@ -3,11 +3,11 @@
 // invoice row and its lines, written in one transaction. Every problem of the body is reported
 // at once, keyed by its dotted path with zero-based line indexes.
 import { randomInt } from 'node:crypto';
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { inTransaction, type RequestContext } from '../context.js';
 import { visibleTo } from '../customers/repository.js';
 import type { Database } from '../db/client.js';
-import { preparedRows } from '../db/prepared.js';
+import { fixedStatement, runFixed } from '../db/prepared.js';
 import { customers, products, taxes } from '../db/schema.js';
 import { addFieldError, type FieldErrors, notFound, validationFailed } from '../errors.js';
 import { bodyAjv, bodyValidationError } from '../http/validation.js';
@@ -70,15 +70,33 @@ interface References {
   endpointIds: number[];
 }
 
-/** An array of ids as one text parameter (`{1,2,3}`), the same on both drivers. */
-function idArray(ids: readonly number[]): SQL {
-  return sql`${`{${ids.join(',')}}`}::text::integer[]`;
-}
-
 const PRODUCT = 1;
 const TAX = 2;
 const CUSTOMER = 3;
 const ENDPOINT = 4;
+
+const value = sql.placeholder;
+
+/** An array of ids as one text parameter (`{1,2,3}`), the same on both drivers. */
+function idArray(ids: readonly number[]): string {
+  return `{${ids.join(',')}}`;
+}
+
+// The customers' one visibility rule, with the company as a placeholder of the statement.
+const customerVisible = visibleTo(value('companyId') as unknown as number);
+
+/** Every reference a creation body names, in one prepared statement; parts with nothing to find find nothing. */
+const LOOKUP = fixedStatement(
+  sql`select ${PRODUCT}::integer as kind, ${products.id} as id, ${products.name} as value from ${products}
+      where ${products.companyId} = ${value('companyId')} and ${products.id} = any(${value('productIds')}::text::integer[])
+    union all select ${TAX}::integer, ${taxes.id}, ${taxes.rate}::text from ${taxes}
+      where ${taxes.id} = any(${value('taxIds')}::text::integer[])
+        and (${taxes.companyId} = ${value('companyId')} or ${taxes.companyId} is null)
+    union all select ${CUSTOMER}::integer, ${customers.id}, ${customers.name} from ${customers}
+      where ${customers.id} = ${value('customerId')}::integer and ${customerVisible}
+    union all select ${ENDPOINT}::integer, e.id, null
+      from ${subscribedEndpointIds(value('companyId'), value('event'))} as e where ${value('wantEvents')}::boolean`,
+);
 
 /**
  * In one statement: the company's products (and names) and visible taxes (and rates) among the
@@ -93,20 +111,14 @@ async function lookupReferences(
 ): Promise<References> {
   const productIds = [...new Set(candidateProductIds.filter(isDatabaseId))];
   const taxIds = [...new Set(candidateTaxIds.filter(isDatabaseId))];
-  // Always the same text (a prepared statement): a part with nothing to find finds nothing.
-  const customerId = isDatabaseId(also.customerId) ? also.customerId : null;
-  const event = also.event ?? 'invoice.created';
-  const rows = await preparedRows<{ kind: number; id: number; value: string | null }>(
-    db,
-    sql`select ${PRODUCT}::integer as kind, ${products.id} as id, ${products.name} as value from ${products}
-      where ${products.companyId} = ${companyId} and ${products.id} = any(${idArray(productIds)})
-    union all select ${TAX}::integer, ${taxes.id}, ${taxes.rate}::text from ${taxes}
-      where ${taxes.id} = any(${idArray(taxIds)}) and (${taxes.companyId} = ${companyId} or ${taxes.companyId} is null)
-    union all select ${CUSTOMER}::integer, ${customers.id}, ${customers.name} from ${customers}
-      where ${customers.id} = ${customerId}::integer and ${visibleTo(companyId)}
-    union all select ${ENDPOINT}::integer, e.id, null from ${subscribedEndpointIds(db, companyId, event)} as e
-      where ${also.event !== undefined}::boolean`,
-  );
+  const rows = await runFixed<{ kind: number; id: number; value: string | null }>(db, LOOKUP, {
+    companyId,
+    productIds: idArray(productIds),
+    taxIds: idArray(taxIds),
+    customerId: isDatabaseId(also.customerId) ? also.customerId : null,
+    event: also.event ?? null,
+    wantEvents: also.event !== undefined,
+  });
   const references: References = {
     productNames: new Map(),
     taxRates: new Map(),

@@ -6,7 +6,8 @@
 // Nothing is written when no enabled endpoint of the company wants the type (most writes): then
 // the cost is one indexed query and the resource is not even read.
 import { randomBytes } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
 import type { Database } from '../db/client.js';
 import { companies, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
@@ -67,22 +68,28 @@ async function insertEvent(
 }
 
 /**
- * The ids of the enabled endpoints of the company that subscribe to `type` (none while the
- * company's partner API is disabled), as a query to run or to embed in a larger statement.
+ * Which endpoints hear `type`: the enabled ones of the company that subscribe to it (none while
+ * the company's partner API is disabled). A condition on webhook_endpoints joined with companies.
  */
-export function subscribedEndpointIds(db: Database, companyId: number, type: EventType) {
-  return db
+function hears(companyId: number | Placeholder, type: EventType | Placeholder): SQL {
+  return and(
+    eq(webhookEndpoints.companyId, companyId),
+    eq(webhookEndpoints.enabled, true),
+    eq(companies.partnerApiEnabled, true),
+    sql`(${type} = any(${webhookEndpoints.events}) or ${ALL_EVENTS} = any(${webhookEndpoints.events}))`,
+  )!;
+}
+
+/**
+ * The ids of the endpoints that hear `type`, as a query to embed in a statement of the caller's
+ * (the values may be placeholders of a prepared statement).
+ */
+export function subscribedEndpointIds(companyId: number | Placeholder, type: EventType | Placeholder) {
+  return new QueryBuilder()
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
     .innerJoin(companies, eq(companies.id, webhookEndpoints.companyId))
-    .where(
-      and(
-        eq(webhookEndpoints.companyId, companyId),
-        eq(webhookEndpoints.enabled, true),
-        eq(companies.partnerApiEnabled, true),
-        sql`(${type} = any(${webhookEndpoints.events}) or ${ALL_EVENTS} = any(${webhookEndpoints.events}))`,
-      ),
-    );
+    .where(hears(companyId, type));
 }
 
 /**
@@ -95,7 +102,11 @@ export async function recordEvent(
   type: EventType,
   data: EventData,
 ): Promise<string | null> {
-  const endpoints = await subscribedEndpointIds(context.db, context.companyId, type);
+  const endpoints = await context.db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .innerJoin(companies, eq(companies.id, webhookEndpoints.companyId))
+    .where(hears(context.companyId, type));
   return recordEventFor(
     context,
     type,

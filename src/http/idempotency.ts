@@ -13,6 +13,8 @@
 //    The claim never waits for that row lock (NOWAIT): while any transaction holds it, even one
 //    of a frozen instance, the answer is 409 in flight at once; the database itself ends a
 //    frozen holder's transaction (idle_in_transaction_session_timeout, src/db/client.ts).
+// A write costs four statements of its own here (find, claim, hold, complete), each built once
+// and prepared; the claim commits without waiting for the WAL flush (see `insertClaim`).
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

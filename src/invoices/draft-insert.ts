@@ -153,8 +153,8 @@ export async function insertDraft(
 }
 
 /**
- * A timestamptz as drizzle maps it when its own query reads one: node-postgres gives a Date,
- * PGlite the text, which Date parses (the same instant, to the millisecond, as a later GET).
+ * A timestamptz as drizzle maps it when its own queries read one (both drivers hand drizzle the
+ * text, which Date parses): the same instant, to the millisecond, as a later GET shows.
  */
 function timestampOf(value: unknown): Date {
   return value instanceof Date ? value : new Date(value as string);

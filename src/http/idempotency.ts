@@ -13,11 +13,14 @@
 //    The claim never waits for that row lock (NOWAIT): while any transaction holds it, even one
 //    of a frozen instance, the answer is 409 in flight at once; the database itself ends a
 //    frozen holder's transaction (idle_in_transaction_session_timeout, src/db/client.ts).
+// A write costs four statements of its own here (find, claim, hold, complete), each built once
+// and prepared; the claim commits without waiting for the WAL flush (see `insertClaim`).
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction, type RequestContext } from '../context.js';
 import { type Database, databaseBusyReason } from '../db/client.js';
+import { fixedStatement, runFixed } from '../db/prepared.js';
 import { idempotencyKeys } from '../db/schema.js';
 import { ApiError, envelopeOf } from '../errors.js';
 import { callerOf, contextOf, isWriteMethod } from './request-state.js';
@@ -26,7 +29,14 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{8,191}$/;
 const RETENTION = sql`interval '24 hours'`;
 const IN_FLIGHT_RETRY_AFTER_SECONDS = '2';
 
-type IdempotencyRecord = typeof idempotencyKeys.$inferSelect;
+/** What the checks need of a key's record. */
+interface IdempotencyRecord {
+  id: number;
+  requestHash: string;
+  state: 'in_flight' | 'completed';
+  responseStatus: number | null;
+  responseBody: string | null;
+}
 
 export interface WriteResult {
   status: number;
@@ -86,6 +96,47 @@ function verdictOn(record: FoundRecord, requestHash: string): ApiError | 'replay
   return record.stale ? null : inFlight();
 }
 
+const value = sql.placeholder;
+
+function recordQuery(lock: boolean) {
+  const k = idempotencyKeys;
+  return sql`select ${k.id} as "id", ${k.requestHash} as "requestHash", ${k.state} as "state",
+      ${k.responseStatus} as "responseStatus", ${k.responseBody} as "responseBody",
+      ${k.expiresAt} <= now() as "expired",
+      ${k.lockedAt} <= now() - make_interval(secs => ${value('lockTimeoutSeconds')}::double precision) as "stale"
+    from ${k} where ${k.apiKeyId} = ${value('apiKeyId')}::integer and ${k.key} = ${value('key')}::text
+    ${lock ? sql`for update nowait` : sql``}`;
+}
+
+// The statements of every write, built once and prepared (src/db/prepared.ts).
+const FIND = fixedStatement(recordQuery(false));
+const FIND_AND_LOCK = fixedStatement(recordQuery(true));
+const CLAIM = fixedStatement(
+  sql`with unflushed as (select set_config('synchronous_commit', 'off', true))
+    insert into ${idempotencyKeys} (api_key_id, company_id, key, request_hash, state, holder, expires_at)
+    select ${value('apiKeyId')}::integer, ${value('companyId')}::integer, ${value('key')}::text,
+      ${value('requestHash')}::text, 'in_flight', ${value('holder')}::text, now() + ${RETENTION}
+    from unflushed
+    where not exists (
+      select 1 from ${idempotencyKeys}
+      where ${idempotencyKeys.apiKeyId} = ${value('apiKeyId')}::integer and ${idempotencyKeys.key} = ${value('key')}::text
+    )
+    on conflict (api_key_id, key) do nothing
+    returning id`,
+);
+const HOLD = fixedStatement(
+  sql`update ${idempotencyKeys} set locked_at = now()
+    where ${idempotencyKeys.id} = ${value('id')}::integer and ${idempotencyKeys.holder} = ${value('holder')}::text
+    returning id`,
+);
+const COMPLETE = fixedStatement(
+  sql`update ${idempotencyKeys}
+    set state = 'completed', response_status = ${value('status')}::integer, response_body = ${value('body')}::text,
+      locked_at = now()
+    where ${idempotencyKeys.id} = ${value('id')}::integer and ${idempotencyKeys.holder} = ${value('holder')}::text
+    returning id`,
+);
+
 /** The record of a key; with `lock`, its row is locked for the transaction or, if taken, a 55P03 at once. */
 async function findRecord(
   db: Database,
@@ -94,16 +145,12 @@ async function findRecord(
   lockTimeoutSeconds: number,
   lock?: 'lock',
 ): Promise<FoundRecord | null> {
-  const query = db
-    .select({
-      record: idempotencyKeys,
-      expired: sql<boolean>`${idempotencyKeys.expiresAt} <= now()`,
-      stale: sql<boolean>`${idempotencyKeys.lockedAt} <= now() - make_interval(secs => ${lockTimeoutSeconds})`,
-    })
-    .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key)));
-  const [record] = await (lock ? query.for('update', { noWait: true }) : query);
-  return record ? { ...record.record, expired: record.expired, stale: record.stale } : null;
+  const [record] = await runFixed<FoundRecord>(db, lock ? FIND_AND_LOCK : FIND, {
+    apiKeyId,
+    key,
+    lockTimeoutSeconds,
+  });
+  return record ?? null;
 }
 
 /** Step 9, first part: every POST and PUT carries a valid Idempotency-Key. */
@@ -161,30 +208,33 @@ export function pruneExpiredKeys(app: FastifyInstance): void {
  */
 async function claim(db: Database, request: FastifyRequest, lockTimeoutSeconds: number): Promise<Claim> {
   const auth = callerOf(request);
-  const { key } = request.idempotency!;
   const holder = randomBytes(16).toString('hex');
-  if (!(await findRecord(db, auth.apiKeyId, key, lockTimeoutSeconds))) {
-    const [inserted] = await db
-      .insert(idempotencyKeys)
-      .values({
-        apiKeyId: auth.apiKeyId,
-        companyId: auth.companyId,
-        key,
-        requestHash: request.idempotency!.requestHash,
-        state: 'in_flight',
-        holder,
-        expiresAt: sql`now() + ${RETENTION}`,
-      })
-      .onConflictDoNothing({ target: [idempotencyKeys.apiKeyId, idempotencyKeys.key] })
-      .returning({ id: idempotencyKeys.id });
-    if (inserted) return { id: inserted.id, holder };
-  }
+  const inserted = await insertClaim(db, auth.apiKeyId, auth.companyId, request.idempotency!, holder);
+  if (inserted !== null) return { id: inserted, holder };
   try {
     return await takeOver(db, request, holder, lockTimeoutSeconds);
   } catch (error) {
     if (databaseBusyReason(error) === 'lock_timeout') return inFlight();
     throw error;
   }
+}
+
+/**
+ * The claim's row, in one statement, when no record of the key exists (else null): committed at
+ * once, without waiting for the WAL flush (synchronous_commit off for this statement alone). Safe:
+ * the claim only matters once the write that completes it commits, and that commit (synchronous)
+ * flushes the WAL up to itself, the claim included; a crash before that loses the claim together
+ * with a request that never answered.
+ */
+async function insertClaim(
+  db: Database,
+  apiKeyId: number,
+  companyId: number,
+  { key, requestHash }: { key: string; requestHash: string },
+  holder: string,
+): Promise<number | null> {
+  const [row] = await runFixed<{ id: number }>(db, CLAIM, { apiKeyId, companyId, key, requestHash, holder });
+  return row ? row.id : null;
 }
 
 type Claim = { id: number; holder: string } | ApiError | { replay: IdempotencyRecord };
@@ -233,11 +283,7 @@ async function complete(
   status: number,
   body: string,
 ): Promise<boolean> {
-  const rows = await db
-    .update(idempotencyKeys)
-    .set({ state: 'completed', responseStatus: status, responseBody: body, lockedAt: sql`now()` })
-    .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.holder, holder)))
-    .returning({ id: idempotencyKeys.id });
+  const rows = await runFixed<{ id: number }>(db, COMPLETE, { id, holder, status, body });
   return rows.length === 1;
 }
 
@@ -266,11 +312,7 @@ export async function runIdempotentWrite(
   try {
     const text = await app.db.transaction(async (tx) => {
       // Holding this row lock until commit keeps any takeover waiting while we are alive.
-      const [held] = await tx
-        .update(idempotencyKeys)
-        .set({ lockedAt: sql`now()` })
-        .where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.holder, holder)))
-        .returning({ id: idempotencyKeys.id });
+      const [held] = await runFixed<{ id: number }>(tx, HOLD, { id, holder });
       if (!held) throw new LostClaim();
       const result = await work(inTransaction(contextOf(request), tx));
       reply.code(result.status);

@@ -8,14 +8,15 @@ import type { Database } from '../db/client.js';
 import { instantOf, orderByOf, type Page, type PageRequest, paginate } from '../db/lists.js';
 import { customers, invoiceItems, invoices } from '../db/schema.js';
 import { decimalNumber, formatTimestamp } from '../format.js';
-import { formatMoney } from '../money.js';
+import { formatMoney as formatAnyMoney } from '../money.js';
 import type { InvoiceItemSchema, InvoiceListQuery, InvoiceSchema, InvoiceSummarySchema } from './schemas.js';
 
 export type InvoiceResource = Static<typeof InvoiceSchema>;
 export type InvoiceSummaryResource = Static<typeof InvoiceSummarySchema>;
 export type InvoiceItemResource = Static<typeof InvoiceItemSchema>;
 
-const invoiceColumns = {
+/** The invoice's own columns the resource shows: what the insert of a draft returns. */
+export const invoiceReturning = {
   id: invoices.id,
   invoiceCode: invoices.invoiceCode,
   paymentNoticeCode: invoices.paymentNoticeCode,
@@ -39,13 +40,14 @@ const invoiceColumns = {
   paidAmount: invoices.paidAmount,
   remainingAmount: invoices.remainingAmount,
   notes: invoices.notes,
-  customerId: customers.id,
-  customerName: customers.name,
   createdAt: invoices.createdAt,
   updatedAt: invoices.updatedAt,
 };
 
-const itemColumns = {
+const invoiceColumns = { ...invoiceReturning, customerId: customers.id, customerName: customers.name };
+
+/** The columns of a line the resource shows: what the insert of a draft returns. */
+export const itemReturning = {
   id: invoiceItems.id,
   productId: invoiceItems.productId,
   name: invoiceItems.name,
@@ -65,11 +67,20 @@ function selectInvoices(db: Database) {
 }
 
 function selectItems(db: Database) {
-  return db.select(itemColumns).from(invoiceItems);
+  return db.select(itemReturning).from(invoiceItems);
 }
 
 type InvoiceRow = Awaited<ReturnType<typeof selectInvoices>>[number];
-type ItemRow = Awaited<ReturnType<typeof selectItems>>[number];
+export type InvoiceRowInserted = Omit<InvoiceRow, 'customerId' | 'customerName'>;
+export type ItemRow = Awaited<ReturnType<typeof selectItems>>[number];
+
+/** numeric(18,2) text as PostgreSQL writes it ("1250.00"): already the API's form. */
+const STORED_MONEY = /^-?[0-9]+\.[0-9]{2}$/;
+
+/** `formatMoney` of a stored amount, without decimal arithmetic when it is in its usual form. */
+function formatMoney(value: string | null): string | null {
+  return value !== null && STORED_MONEY.test(value) ? value : formatAnyMoney(value);
+}
 
 function toItemResource(row: ItemRow): InvoiceItemResource {
   return {
@@ -122,6 +133,23 @@ function toSummaryResource(row: InvoiceRow, timeZone: string): InvoiceSummaryRes
 function withItems(summary: InvoiceSummaryResource, items: InvoiceItemResource[]): InvoiceResource {
   const { created_at, updated_at, ...rest } = summary;
   return { ...rest, items, created_at, updated_at };
+}
+
+/**
+ * The resource of an invoice just inserted, from the row and lines its inserts returned (lines
+ * in line order) and its customer: the same as `findInvoice` reads afterwards.
+ */
+export function invoiceResourceOf(
+  row: InvoiceRowInserted,
+  customer: { id: number; name: string },
+  items: readonly ItemRow[],
+  timeZone: string,
+): InvoiceResource {
+  const summary = toSummaryResource(
+    { ...row, customerId: customer.id, customerName: customer.name },
+    timeZone,
+  );
+  return withItems(summary, items.map(toItemResource));
 }
 
 /** One invoice of the company with its items, as GET /invoices/{id} and POST /invoices show it. */

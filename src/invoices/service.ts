@@ -3,19 +3,22 @@
 // invoice row and its lines, written in one transaction. Every problem of the body is reported
 // at once, keyed by its dotted path with zero-based line indexes.
 import { randomInt } from 'node:crypto';
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { inTransaction, type RequestContext } from '../context.js';
-import { findCustomer } from '../customers/repository.js';
+import { visibleTo } from '../customers/repository.js';
 import type { Database } from '../db/client.js';
-import { invoiceItems, invoices, products, taxes } from '../db/schema.js';
+import { fixedStatement, runFixed } from '../db/prepared.js';
+import { customers, products, taxes } from '../db/schema.js';
 import { addFieldError, type FieldErrors, notFound, validationFailed } from '../errors.js';
 import { bodyAjv, bodyValidationError } from '../http/validation.js';
-import { Decimal, decimalPlacesOf, MONEY_LIMIT, money } from '../money.js';
+import { Decimal, decimalPlacesOf, MONEY_LIMIT } from '../money.js';
 import { isDatabaseId } from '../values.js';
-import { recordEvent } from '../webhooks/events.js';
-import { findInvoice } from './repository.js';
+import type { EventType } from '../webhooks/event-types.js';
+import { recordEventFor, subscribedEndpointIds } from '../webhooks/events.js';
+import { type DraftLineRow, insertDraft, type NewInvoice } from './draft-insert.js';
+import { type InvoiceResource, invoiceResourceOf } from './repository.js';
 import { InvoiceCreateBody } from './schemas.js';
-import { invoiceTotals, type LineTotals, lineTotals } from './totals.js';
+import { invoiceTotalsOf, type LineAmounts, lineAmounts } from './totals.js';
 
 export type { InvoiceCreateBody } from './schemas.js';
 
@@ -44,8 +47,6 @@ export function randomDraftCode(): string {
   return code;
 }
 
-type NewInvoice = typeof invoices.$inferInsert;
-
 /**
  * Inserts the invoice under a fresh draft code, trying another one if the code is already taken
  * in the company (unique index `invoices_company_code_key`). Returns the new id.
@@ -55,47 +56,91 @@ export async function insertWithDraftCode(
   values: Omit<NewInvoice, 'invoiceCode'>,
   generate: () => string = randomDraftCode,
 ): Promise<number> {
-  for (let attempt = 0; attempt < DRAFT_CODE_ATTEMPTS; attempt++) {
-    const [row] = await db
-      .insert(invoices)
-      .values({ ...values, invoiceCode: generate() })
-      .onConflictDoNothing({ target: [invoices.companyId, invoices.invoiceCode] })
-      .returning({ id: invoices.id });
-    if (row) return row.id;
-  }
-  throw new Error(`no free draft code after ${DRAFT_CODE_ATTEMPTS} attempts`);
+  return (await insertDraft(db, values, [], generate, DRAFT_CODE_ATTEMPTS)).row.id;
 }
 
-/** The company's products (and names) and visible taxes (and rates) among the ids given. */
+interface References {
+  /** The company's products among the ids asked for, by id: their names. */
+  productNames: Map<number, string>;
+  /** The taxes the company may use among the ids asked for, by id: their rates. */
+  taxRates: Map<number, string>;
+  /** The customer asked for, if the company can see it. */
+  customer: { id: number; name: string } | null;
+  /** The endpoints that hear the event asked for. */
+  endpointIds: number[];
+}
+
+const PRODUCT = 1;
+const TAX = 2;
+const CUSTOMER = 3;
+const ENDPOINT = 4;
+
+const value = sql.placeholder;
+
+/** An array of ids as one text parameter (`{1,2,3}`), the same on both drivers. */
+function idArray(ids: readonly number[]): string {
+  return `{${ids.join(',')}}`;
+}
+
+// The customers' one visibility rule, with the company as a placeholder of the statement.
+const customerVisible = visibleTo(value('companyId') as unknown as number);
+
+/** Every reference a creation body names, in one prepared statement; parts with nothing to find find nothing. */
+const LOOKUP = fixedStatement(
+  sql`select ${PRODUCT}::integer as kind, ${products.id} as id, ${products.name} as value from ${products}
+      where ${products.companyId} = ${value('companyId')} and ${products.id} = any(${value('productIds')}::text::integer[])
+    union all select ${TAX}::integer, ${taxes.id}, ${taxes.rate}::text from ${taxes}
+      where ${taxes.id} = any(${value('taxIds')}::text::integer[])
+        and (${taxes.companyId} = ${value('companyId')} or ${taxes.companyId} is null)
+    union all select ${CUSTOMER}::integer, ${customers.id}, ${customers.name} from ${customers}
+      where ${customers.id} = ${value('customerId')}::integer and ${customerVisible}
+    union all select ${ENDPOINT}::integer, e.id, null
+      from ${subscribedEndpointIds(value('companyId'), value('event'))} as e where ${value('wantEvents')}::boolean`,
+);
+
+/**
+ * In one statement: the company's products (and names) and visible taxes (and rates) among the
+ * ids given, and, when asked, the customer if the company can see it and the endpoints that hear
+ * an event type.
+ */
 async function lookupReferences(
   { db, companyId }: RequestContext,
   candidateProductIds: unknown[],
   candidateTaxIds: unknown[],
-): Promise<{ productNames: Map<number, string>; taxRates: Map<number, string> }> {
+  also: { customerId?: unknown; event?: EventType } = {},
+): Promise<References> {
   const productIds = [...new Set(candidateProductIds.filter(isDatabaseId))];
   const taxIds = [...new Set(candidateTaxIds.filter(isDatabaseId))];
-  const [productRows, taxRows] = await Promise.all([
-    productIds.length === 0
-      ? []
-      : db
-          .select({ id: products.id, name: products.name })
-          .from(products)
-          .where(and(eq(products.companyId, companyId), inArray(products.id, productIds))),
-    taxIds.length === 0
-      ? []
-      : db
-          .select({ id: taxes.id, rate: taxes.rate })
-          .from(taxes)
-          .where(and(inArray(taxes.id, taxIds), or(eq(taxes.companyId, companyId), isNull(taxes.companyId)))),
-  ]);
-  return {
-    productNames: new Map(productRows.map((row) => [row.id, row.name])),
-    taxRates: new Map(taxRows.map((row) => [row.id, row.rate])),
+  const rows = await runFixed<{ kind: number; id: number; value: string | null }>(db, LOOKUP, {
+    companyId,
+    productIds: idArray(productIds),
+    taxIds: idArray(taxIds),
+    customerId: isDatabaseId(also.customerId) ? also.customerId : null,
+    event: also.event ?? null,
+    wantEvents: also.event !== undefined,
+  });
+  const references: References = {
+    productNames: new Map(),
+    taxRates: new Map(),
+    customer: null,
+    endpointIds: [],
   };
+  for (const { kind, id, value } of rows) {
+    if (kind === PRODUCT) references.productNames.set(id, value ?? '');
+    else if (kind === TAX) references.taxRates.set(id, value ?? '');
+    else if (kind === CUSTOMER) references.customer = { id, name: value ?? '' };
+    else references.endpointIds.push(id);
+  }
+  return references;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `decimalPlacesOf`, with no decimal arithmetic for the common whole number. */
+function placesOf(value: number): number {
+  return Number.isInteger(value) ? 0 : decimalPlacesOf(value);
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -105,10 +150,8 @@ const LINE_PLACES: [field: string, max: number, message: string][] = [
   ['discount', 4, DISCOUNT_PLACES],
 ];
 
-interface Judgement {
+interface Judgement extends References {
   errors: FieldErrors;
-  productNames: Map<number, string>;
-  taxRates: Map<number, string>;
 }
 
 /**
@@ -116,17 +159,23 @@ interface Judgement {
  * the company may use, and few enough decimals; the due date may not come before the invoice
  * date. Takes any JSON: a field of the wrong type is the schema's to report.
  */
-async function judgeBody(context: RequestContext, body: unknown): Promise<Judgement> {
+async function judgeBody(
+  context: RequestContext,
+  body: unknown,
+  also: { customerId?: unknown; event?: EventType } = {},
+): Promise<Judgement> {
   const errors: FieldErrors = {};
   const fields = isRecord(body) ? body : {};
   const lines = (Array.isArray(fields.items) ? fields.items : []).map((line) =>
     isRecord(line) ? line : null,
   );
-  const { productNames, taxRates } = await lookupReferences(
+  const references = await lookupReferences(
     context,
     lines.map((line) => line?.product_id),
     lines.map((line) => line?.tax_id),
+    also,
   );
+  const { productNames, taxRates } = references;
   const { invoice_date: invoiceDate, due_date: dueDate, exchange_rate: exchangeRate } = fields;
   if (typeof invoiceDate === 'string' && typeof dueDate === 'string') {
     if (DATE.test(invoiceDate) && DATE.test(dueDate) && dueDate < invoiceDate) {
@@ -152,12 +201,12 @@ async function judgeBody(context: RequestContext, body: unknown): Promise<Judgem
     }
     for (const [field, max, message] of LINE_PLACES) {
       const value = line[field];
-      if (typeof value === 'number' && Number.isFinite(value) && decimalPlacesOf(value) > max) {
+      if (typeof value === 'number' && Number.isFinite(value) && placesOf(value) > max) {
         addFieldError(errors, at(field), message);
       }
     }
   });
-  return { errors, productNames, taxRates };
+  return { errors, ...references };
 }
 
 /**
@@ -172,30 +221,44 @@ interface CheckedLine {
   productId: number;
   name: string;
   description: string;
-  quantity: string;
-  price: string;
-  discountPercentage: string;
+  quantity: Decimal;
+  price: Decimal;
+  discountPercentage: Decimal;
   taxId: number | null;
-  totals: LineTotals;
+  amounts: LineAmounts;
 }
 
-/** The lines of a body that passed the schema, with their totals; throws every problem at once. */
-async function checkedLines(context: RequestContext, input: InvoiceCreateBody): Promise<CheckedLine[]> {
-  const { errors, productNames, taxRates } = await judgeBody(context, input);
+const ZERO = new Decimal(0);
+
+/**
+ * The lines of a body that passed the schema, with their amounts, and the references the body
+ * names; throws every problem at once.
+ */
+async function checkedLines(
+  context: RequestContext,
+  input: InvoiceCreateBody,
+): Promise<{ lines: CheckedLine[]; references: References }> {
+  const judgement = await judgeBody(context, input, {
+    customerId: input.customer_id,
+    event: 'invoice.created',
+  });
+  const { errors, productNames, taxRates } = judgement;
+  const rates = new Map([...taxRates].map(([id, rate]) => [id, new Decimal(rate)]));
   const lines: CheckedLine[] = [];
-  let grandTotal = new Decimal(0);
+  let grandTotal = ZERO;
   input.items.forEach((line, index) => {
     const at = (field: string) => `items.${index}.${field}`;
     if (LINE_PLACES.some(([field]) => errors[at(field)])) return;
-    const taxRate = isDatabaseId(line.tax_id) ? (taxRates.get(line.tax_id) ?? null) : null;
+    const taxRate = isDatabaseId(line.tax_id) ? (rates.get(line.tax_id) ?? null) : null;
     const quantity = new Decimal(line.quantity);
-    const discountPercentage = new Decimal(line.discount ?? 0);
-    const totals = lineTotals({ quantity, price: line.price, discountPercentage, taxRate });
-    if (new Decimal(totals.subtotal).gte(MONEY_LIMIT) || new Decimal(totals.total).gte(MONEY_LIMIT)) {
+    const price = new Decimal(line.price);
+    const discountPercentage = line.discount ? new Decimal(line.discount) : ZERO;
+    const amounts = lineAmounts({ quantity, price, discountPercentage, taxRate });
+    if (amounts.subtotal.gte(MONEY_LIMIT) || amounts.total.gte(MONEY_LIMIT)) {
       addFieldError(errors, `items.${index}`, LINE_TOO_LARGE);
       return;
     }
-    grandTotal = grandTotal.plus(totals.total);
+    grandTotal = grandTotal.plus(amounts.total);
     const productId = line.product_id;
     const productName = isDatabaseId(productId) ? productNames.get(productId) : undefined;
     if (!isDatabaseId(productId) || productName === undefined || errors[at('tax_id')]) return;
@@ -203,44 +266,16 @@ async function checkedLines(context: RequestContext, input: InvoiceCreateBody): 
       productId,
       name: line.name || productName,
       description: line.description ?? '',
-      quantity: quantity.toFixed(),
-      price: money(line.price),
-      discountPercentage: discountPercentage.toFixed(),
+      quantity,
+      price,
+      discountPercentage,
       taxId: line.tax_id ?? null,
-      totals,
+      amounts,
     });
   });
   if (grandTotal.gte(MONEY_LIMIT)) addFieldError(errors, 'items', INVOICE_TOO_LARGE);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
-  return lines;
-}
-
-/**
- * The lines in one statement whose text does not grow with them: one array per column, unnested
- * by the database (drizzle's multi-row VALUES took 12 ms of CPU to build for 200 lines).
- */
-async function insertLines(db: Database, companyId: number, invoiceId: number, lines: CheckedLine[]) {
-  const t = invoiceItems;
-  const columns: [{ name: string }, string, (line: CheckedLine, position: number) => unknown][] = [
-    [t.position, 'int', (_, position) => position],
-    [t.productId, 'int', (line) => line.productId],
-    [t.name, 'text', (line) => line.name],
-    [t.description, 'text', (line) => line.description],
-    [t.quantity, 'numeric', (line) => line.quantity],
-    [t.price, 'numeric', (line) => line.price],
-    [t.discount, 'numeric', (line) => line.totals.discount],
-    [t.discountPercentage, 'numeric', (line) => line.discountPercentage],
-    [t.taxId, 'int', (line) => line.taxId],
-    [t.taxAmount, 'numeric', (line) => line.totals.taxAmount],
-    [t.taxRate, 'numeric', (line) => line.totals.taxRate],
-    [t.taxIncluded, 'boolean', (line) => line.totals.taxIncluded],
-    [t.total, 'numeric', (line) => line.totals.total],
-  ];
-  const names = columns.map(([column]) => sql.identifier(column.name));
-  const arrays = columns.map(([, type, pick]) => sql`${sql.param(lines.map(pick))}::${sql.raw(type)}[]`);
-  await db.execute(sql`
-    insert into ${t} (${sql.identifier(t.companyId.name)}, ${sql.identifier(t.invoiceId.name)}, ${sql.join(names, sql`, `)})
-    select ${companyId}::int, ${invoiceId}::int, line.* from unnest(${sql.join(arrays, sql`, `)}) as line`);
+  return { lines, references: judgement };
 }
 
 /**
@@ -255,15 +290,51 @@ export async function createDraftInvoice(
   options: { apiKeyId?: number } = {},
 ): Promise<{ id: number }> {
   if (!validateBody(input)) throw bodyValidationError(validateBody.errors ?? []);
-  const { companyId } = context;
-  return context.db.transaction(async (db) => {
-    const tx = inTransaction(context, db);
-    const lines = await checkedLines(tx, input);
-    const customer = isDatabaseId(input.customer_id) ? await findCustomer(tx, input.customer_id) : null;
-    if (!customer) throw notFound();
+  const invoice = await context.db.transaction((db) =>
+    writeDraftInvoice(inTransaction(context, db), input, options),
+  );
+  return { id: invoice.id };
+}
 
-    const totals = invoiceTotals(lines.map((line) => line.totals));
-    const id = await insertWithDraftCode(db, {
+/** A checked line as stored. */
+function lineRow({ amounts, ...line }: CheckedLine): DraftLineRow {
+  return {
+    productId: line.productId,
+    name: line.name,
+    description: line.description,
+    quantity: line.quantity.toFixed(),
+    price: line.price.toFixed(2),
+    discount: amounts.discount.toFixed(2),
+    discountPercentage: line.discountPercentage.toFixed(),
+    taxId: line.taxId,
+    taxAmount: amounts.taxAmount.toFixed(2),
+    taxRate: amounts.taxRate === null ? null : amounts.taxRate.toFixed(),
+    taxIncluded: false,
+    total: amounts.total.toFixed(2),
+  };
+}
+
+/**
+ * The write of POST /invoices: the draft and its lines from a body that passed the schema, and
+ * its `invoice.created` event, in the caller's transaction, which must roll back whatever this
+ * throws (no savepoint of its own). Returns the invoice exactly as GET /invoices/{id} shows it,
+ * built from what the inserts returned (no read back). Throws `validation_failed` (422) for a
+ * body that breaks a rule and `resource_not_found` (404) for a customer the company cannot see.
+ */
+export async function writeDraftInvoice(
+  context: RequestContext,
+  input: InvoiceCreateBody,
+  options: { apiKeyId?: number } = {},
+): Promise<InvoiceResource> {
+  const { db, companyId, timeZone } = context;
+  const { lines, references } = await checkedLines(context, input);
+  const { customer } = references;
+  if (!customer) throw notFound();
+
+  const totals = invoiceTotalsOf(lines.map((line) => line.amounts));
+  const { row, items } = await insertDraft(
+    db,
+    {
       companyId,
       customerId: customer.id,
       status: 'draft',
@@ -285,9 +356,12 @@ export async function createDraftInvoice(
       paidAmount: totals.paidAmount,
       remainingAmount: totals.remainingAmount,
       createdByApiKeyId: options.apiKeyId ?? null,
-    });
-    await insertLines(db, companyId, id, lines);
-    await recordEvent(tx, 'invoice.created', () => findInvoice(tx, id));
-    return { id };
-  });
+    },
+    lines.map(lineRow),
+    randomDraftCode,
+    DRAFT_CODE_ATTEMPTS,
+  );
+  const invoice = invoiceResourceOf(row, customer, items, timeZone);
+  await recordEventFor(context, 'invoice.created', references.endpointIds, invoice);
+  return invoice;
 }

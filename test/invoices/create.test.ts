@@ -8,6 +8,9 @@ import {
   invoices,
   products,
   stockMovements,
+  webhookDeliveries,
+  webhookEndpoints,
+  webhookEvents,
 } from '../../src/db/schema.js';
 import { ApiError } from '../../src/errors.js';
 import {
@@ -216,6 +219,100 @@ describe('invoices: creation of drafts', () => {
     const read = await api(ctx.app, 'GET', `/invoices/${data.id}`, { key: tenant.key });
     expect(read.statusCode).toBe(200);
     expect(read.body).toBe(res.body);
+  });
+
+  it('200 lines: each stored as sent and in order, odd text intact; the 201 body is byte for byte a later GET', async () => {
+    const odd = [
+      'aspas "duplas" e \'simples\'',
+      'barra \\ e {chavetas}, vírgulas',
+      'linha\nnova\ttab',
+      'Açúcar 🇲🇿 ½',
+      '',
+      'null',
+      'NULL',
+    ];
+    const items = Array.from({ length: 200 }, (_, i) => ({
+      product_id: i % 2 === 0 ? service : goods,
+      ...(i % 3 === 0 ? { name: `${odd[i % odd.length]} #${i}` } : {}),
+      ...(i % 4 === 0 ? { description: odd[(i + 1) % odd.length] } : {}),
+      quantity: [1, 0.0001, 12345.6789, 2.5][i % 4]!,
+      price: [0, 99999.99, 33.33, 0.01, 1250][i % 5]!,
+      ...(i % 6 === 0 ? { discount: [12.5, 100, 33.3333][i % 3]! } : {}),
+      ...(i % 7 === 0 ? { tax_id: iva16 } : i % 7 === 1 ? { tax_id: globalIva17 } : {}),
+    }));
+    const res = await post(body({ items }));
+    expect(res.statusCode, res.body).toBe(201);
+    const { data } = res.json();
+    expect(data.items).toHaveLength(200);
+    const ids = data.items.map((item: { id: number }) => item.id);
+    expect(ids).toEqual([...ids].sort((a: number, b: number) => a - b));
+    data.items.forEach((item: Record<string, unknown>, i: number) => {
+      const line = items[i]!;
+      expect(item.product_id).toBe(line.product_id);
+      expect(item.name).toBe(line.name ?? (line.product_id === service ? 'Consultoria' : 'Cimento 50kg'));
+      expect(item.description).toBe(line.description ?? '');
+      expect(item.quantity).toBe(line.quantity);
+      expect(item.price).toBe(line.price.toFixed(2));
+      expect(item.discount_percentage).toBe(line.discount ?? 0);
+      expect(item.tax_rate).toBe(line.tax_id === iva16 ? 16 : line.tax_id === globalIva17 ? 17 : null);
+    });
+    // Exact sums of the lines, to the cent.
+    const cents = (text: string) => BigInt(text.replace('.', ''));
+    const sum = (field: string) =>
+      data.items.reduce((total: bigint, item: Record<string, string>) => total + cents(item[field]!), 0n);
+    expect(cents(data.grand_total)).toBe(sum('total'));
+    expect(cents(data.tax)).toBe(sum('tax_amount'));
+    expect(cents(data.discount)).toBe(sum('discount'));
+    const read = await api(ctx.app, 'GET', `/invoices/${data.id}`, { key: tenant.key });
+    expect(read.body).toBe(res.body);
+  });
+
+  it('records invoice.created with the 201 body in the same write; a refused creation records nothing', async () => {
+    const shop = await createTenant(ctx.db, { name: 'Loja com Webhook' });
+    const shopCustomer = await createCustomer(ctx.app, shop, 'Cliente Avisado');
+    const shopProduct = await createProduct(ctx.app, ctx.db, shop, { name: 'Serviço' });
+    const [hook] = await ctx.db
+      .insert(webhookEndpoints)
+      .values({
+        companyId: shop.companyId,
+        url: 'https://hooks.example.test/invoices',
+        events: ['invoice.created'],
+        secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+      })
+      .returning({ id: webhookEndpoints.id });
+    const events = () =>
+      ctx.db
+        .select({ id: webhookEvents.id, type: webhookEvents.type, payload: webhookEvents.payload })
+        .from(webhookEvents)
+        .where(eq(webhookEvents.companyId, shop.companyId));
+    const draftBody = {
+      customer_id: shopCustomer,
+      invoice_date: '2026-03-10',
+      items: [{ product_id: shopProduct, quantity: 2, price: 15.5, tax_id: globalIva17 }],
+    };
+    const refused = await api(ctx.app, 'POST', '/invoices', {
+      key: shop.key,
+      idempotencyKey: newKey(),
+      body: { ...draftBody, customer_id: foreignCustomerId },
+    });
+    expect(refused.statusCode).toBe(404);
+    expect(await events()).toEqual([]);
+
+    const res = await api(ctx.app, 'POST', '/invoices', {
+      key: shop.key,
+      idempotencyKey: newKey(),
+      body: draftBody,
+    });
+    expect(res.statusCode).toBe(201);
+    const recorded = await events();
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]!.type).toBe('invoice.created');
+    expect(JSON.parse(recorded[0]!.payload).data).toEqual(res.json().data);
+    const deliveries = await ctx.db
+      .select({ endpointId: webhookDeliveries.endpointId })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.eventId, recorded[0]!.id));
+    expect(deliveries).toEqual([{ endpointId: hook!.id }]);
   });
 
   it('uses no fiscal number, moves no stock and makes no accounting entry', async () => {

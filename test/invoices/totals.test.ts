@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { invoiceTotals, lineTotals } from '../../src/invoices/totals.js';
 
@@ -103,5 +104,66 @@ describe('invoice totals: the invoice', () => {
       tax: '0.00',
       grandTotal: '7.00',
     });
+  });
+});
+
+describe('invoice totals: exact to the cent, whatever the numbers', () => {
+  // An independent oracle in whole numbers: cents, and quantities and percentages times 10^4.
+  const divideHalfUp = (value: bigint, by: bigint) => (value * 2n + by) / (by * 2n);
+  const cents = (value: bigint) => `${value / 100n}.${(value % 100n).toString().padStart(2, '0')}`;
+  const scaled = (units: bigint, places: number) =>
+    Number(
+      `${units / 10n ** BigInt(places)}.${(units % 10n ** BigInt(places)).toString().padStart(places, '0')}`,
+    );
+  const line = fc.record({
+    quantity: fc.bigInt({ min: 1n, max: 10n ** 10n }), // x 10^4
+    price: fc.bigInt({ min: 0n, max: 10n ** 9n }), // cents
+    discount: fc.option(fc.bigInt({ min: 0n, max: 100n * 10n ** 4n })), // x 10^4
+    taxRate: fc.option(fc.constantFrom(0n, 50000n, 160000n, 170000n, 123456n)), // x 10^4
+  });
+
+  it('lines and invoice as exact decimals, each step rounded half away from zero', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 20 }), (lines) => {
+        const expected = lines.map((l) => {
+          const subtotal = divideHalfUp(l.quantity * l.price, 10n ** 4n);
+          const discount = divideHalfUp(subtotal * (l.discount ?? 0n), 100n * 10n ** 4n);
+          const net = subtotal - discount;
+          const tax = l.taxRate === null ? 0n : divideHalfUp(net * l.taxRate, 100n * 10n ** 4n);
+          return { subtotal, discount, net, tax, total: net + tax, taxed: l.taxRate !== null };
+        });
+        const computed = lines.map((l) =>
+          lineTotals({
+            quantity: scaled(l.quantity, 4),
+            price: scaled(l.price, 2),
+            discountPercentage: l.discount === null ? null : scaled(l.discount, 4),
+            taxRate: l.taxRate === null ? null : scaled(l.taxRate, 4).toString(),
+          }),
+        );
+        computed.forEach((totals, i) => {
+          const want = expected[i]!;
+          expect(totals).toMatchObject({
+            subtotal: cents(want.subtotal),
+            discount: cents(want.discount),
+            net: cents(want.net),
+            taxAmount: cents(want.tax),
+            total: cents(want.total),
+          });
+        });
+        const sum = (pick: (e: (typeof expected)[number]) => bigint) =>
+          cents(expected.reduce((acc, e) => acc + pick(e), 0n));
+        expect(invoiceTotals(computed)).toEqual({
+          subtotal: sum((e) => e.subtotal),
+          discount: sum((e) => e.discount),
+          globalDiscountAmount: '0.00',
+          vatBase: sum((e) => (e.taxed ? e.net : 0n)),
+          tax: sum((e) => e.tax),
+          grandTotal: sum((e) => e.total),
+          paidAmount: '0.00',
+          remainingAmount: sum((e) => e.total),
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 });

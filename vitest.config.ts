@@ -6,6 +6,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     pool: 'forks',
+    // Two files at a time even on 2 cores (vitest's default there is one): most of a file's time
+    // is spent waiting on PostgreSQL, Redis and the servers it starts, not on the CPU.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     globalSetup: ['./test/helpers/global-setup.ts'],

@@ -83,7 +83,7 @@ function idArray(ids: readonly number[]): string {
 }
 
 // The customers' one visibility rule, with the company as a placeholder of the statement.
-const customerVisible = visibleTo(value('companyId') as unknown as number);
+const customerVisible = visibleTo(value('companyId'));
 
 /** Every reference a creation body names, in one prepared statement; parts with nothing to find find nothing. */
 const LOOKUP = fixedStatement(

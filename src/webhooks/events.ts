@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
-import type { Database } from '../db/client.js';
+import { type Database, queryRows } from '../db/client.js';
 import { companies, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
 import { ALL_EVENTS, type EventType, PING_EVENT } from './event-types.js';
@@ -102,11 +102,10 @@ export async function recordEvent(
   type: EventType,
   data: EventData,
 ): Promise<string | null> {
-  const endpoints = await context.db
-    .select({ id: webhookEndpoints.id })
-    .from(webhookEndpoints)
-    .innerJoin(companies, eq(companies.id, webhookEndpoints.companyId))
-    .where(hears(context.companyId, type));
+  const endpoints = await queryRows<{ id: number }>(
+    context.db,
+    subscribedEndpointIds(context.companyId, type).getSQL(),
+  );
   return recordEventFor(
     context,
     type,

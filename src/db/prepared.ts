@@ -1,7 +1,11 @@
-// Statements of the busiest paths whose SQL never changes, built once (values as placeholders) and
-// run as named prepared statements: no query building on each request, and on PostgreSQL each
-// connection parses and plans one once (node-postgres keeps it per connection, PostgreSQL then
-// reuses the plan). PGlite runs them as plain queries.
+// Statements built once instead of on every call (drizzle's query building was a fifth of a read's
+// CPU), two ways:
+// - `fixedStatement` + `runFixed`: SQL text fixed at start (values as placeholders), raw driver
+//   rows, usable on any handle or transaction: the writes' statements.
+// - `preparedPerDatabase`: a drizzle `.prepare()` query with drizzle's own row mapping, built once
+//   per handle: the hottest single reads.
+// On PostgreSQL both are named prepared statements, parsed and planned once per pooled connection;
+// PGlite runs them as plain queries.
 import { createHash } from 'node:crypto';
 import type { Query, SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
@@ -32,9 +36,8 @@ export async function runFixed<T>(
 }
 
 /**
- * A drizzle prepared query built once per database handle (the hottest single reads). A
- * transaction is a handle of its own: its statements are built again for it, so a prepared read
- * never escapes a transaction.
+ * A drizzle prepared query built once per database handle. A transaction is a handle of its own:
+ * its statements are built again for it, so a prepared read never escapes a transaction.
  */
 export function preparedPerDatabase<T>(build: (db: Database) => T): (db: Database) => T {
   const built = new WeakMap<Database, T>();

@@ -1,5 +1,5 @@
 // `npm run bench:generate -- --invoices N [--fresh]`: builds (or reuses) the data set in
-// database partner_bench_<N>. See bench/README.md.
+// database partner_bench_<N>. See the README, "Performance".
 import { ensureDataset } from './dataset/ensure.js';
 import { DEFAULT_INVOICES, parseOptions, positiveInteger } from './lib/args.js';
 

@@ -1,4 +1,4 @@
-// `npm run bench`: the measuring harness of the performance issue. See bench/README.md.
+// `npm run bench`: the measuring harness of the performance issue. See the README, "Performance".
 // Builds or reuses the data set, starts the API (PostgreSQL, then PGlite) and the bare
 // node:http + pg yardstick, runs the case groups, prints one table and writes
 // bench/results/latest.json.

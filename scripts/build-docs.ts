@@ -2,6 +2,6 @@
 import { loadConfig } from '../src/config.js';
 import { buildDocs } from '../src/docs/build.js';
 
-const config = loadConfig();
+const config = loadConfig(process.env);
 const result = await buildDocs(config.docsUrl);
 console.log(`docs built in ${result.dir} (${result.ms} ms); doc_url base ${config.docsUrl}`);

@@ -265,7 +265,11 @@ function localAddress(host: string, port: number): string {
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * The whole configuration, checked, from the environment it is given: read once, at the edge (the
+ * command line, a script), and passed down; nothing below reads the environment itself.
+ */
+export function loadConfig(env: Env): Config {
   const { values, problems } = applySchema(env);
   if (problems.length === 0) {
     if (!knownTimeZone(values.TZ_NAME))

@@ -1,72 +1,37 @@
 // The commands of decisions.md "Operator command line": how each one reads its flags, which
-// operation of the shared table (src/operations/index.ts) it runs, and how its result reads as text.
-// Nothing here touches the database, so `--help` and usage errors stay fast.
-import type { ParseArgsConfig } from 'node:util';
+// operation of the shared table (src/operations/index.ts) it runs, and how its result reads as
+// text, typed by that operation's result (src/cli/command.ts). Nothing here touches the database,
+// so `--help` and usage errors stay fast.
 import { SCOPES } from '../keys/scopes.js';
-import type { OperationName } from '../operations/index.js';
-import { asRow, details, field, type Row, table } from './output.js';
+import type { OperationResult } from '../operations/index.js';
+import { bool, type Command, command, type OptionSpecs, str, type TextContext } from './command.js';
+import { details, table } from './output.js';
+import { curlLine } from './urls.js';
 import { WEBHOOK_COMMANDS } from './webhooks.js';
-
-export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
-export type FlagValues = Record<string, string | boolean | undefined>;
-
-export interface TextContext {
-  /** Base URL of the partner API for curl examples, from HOST and PORT. */
-  apiBaseUrl: string;
-}
-
-export interface Command {
-  /** Words that select it, e.g. "keys create". */
-  name: string;
-  summary: string;
-  /** Arguments after the name, for the usage line. */
-  usage: string;
-  /** More help: what the arguments mean, examples. */
-  help: string;
-  options: OptionSpecs;
-  /** Name of the one positional argument the command takes, if any (e.g. "ID"). */
-  positional?: string;
-  required?: readonly string[];
-  operation: OperationName;
-  args(values: FlagValues, positional: string | undefined): Record<string, unknown>;
-  text(result: unknown, context: TextContext): string;
-}
-
-const str = { type: 'string' } as const;
-const bool = { type: 'boolean' } as const;
 
 const SCOPE_LIST = SCOPES.join(', ');
 
-export function curlLine(key: string, apiBaseUrl: string): string {
-  return `curl -H "Authorization: Bearer ${key}" ${apiBaseUrl}/ping`;
-}
-
-function keyText(result: unknown, context: TextContext): string {
-  const key = asRow(result);
+function keyText(key: OperationResult<'keys.create'>, context: TextContext): string {
   return [
     `Created ${key.mode} API key ${key.id} for company ${key.company_id}.`,
     `  key:        ${key.key}`,
-    `  scopes:     ${(key.scopes as string[]).join(', ')}`,
+    `  scopes:     ${key.scopes.join(', ')}`,
     `  expires at: ${key.expires_at}`,
     '',
     'The key is shown only this once and cannot be recovered: store it now.',
-    `Try it: ${curlLine(String(key.key), context.apiBaseUrl)}`,
+    `Try it: ${curlLine(key.key, context.apiBaseUrl)}`,
   ].join('\n');
 }
 
-function demoText(result: unknown, context: TextContext): string {
-  const demo = asRow(result);
-  const company = asRow(demo.company);
-  const live = asRow(demo.live_key);
-  const test = asRow(demo.test_key);
-  const counts = asRow(demo.counts);
+function demoText(demo: OperationResult<'demo'>, context: TextContext): string {
+  const { company, live_key: live, test_key: test, counts } = demo;
   return [
     `Demo company ${company.id} created: ${company.name} (NUIT ${company.nuit}), partner API enabled.`,
     `  ${Object.entries(counts)
       .map(([name, count]) => `${count} ${name}`)
       .join(', ')}`,
     '',
-    table(Array.isArray(demo.invoices) ? (demo.invoices as Row[]) : [], [
+    table(demo.invoices, [
       ['INVOICE', 'id'],
       ['STATUS', 'status'],
       ['CUSTOMER', 'customer'],
@@ -76,23 +41,22 @@ function demoText(result: unknown, context: TextContext): string {
     `  test key (read only):  ${test.key}`,
     '',
     'These keys are shown only this once: store them.',
-    `Try it: ${curlLine(String(live.key), context.apiBaseUrl)}`,
+    `Try it: ${curlLine(live.key, context.apiBaseUrl)}`,
   ].join('\n');
 }
 
 function companyApiText(enabled: boolean) {
-  return (result: unknown) => {
-    const company = asRow(result);
-    return `Partner API ${enabled ? 'enabled' : 'disabled'} for company ${company.id} (${company.name}); effective from the server's next request.`;
-  };
+  return (company: OperationResult<'companies.enable-api'>) =>
+    `Partner API ${enabled ? 'enabled' : 'disabled'} for company ${company.id} (${company.name}); effective from the server's next request.`;
 }
 
-function operationResultText(headline: string) {
-  return (result: unknown) => `${headline}\n${details(asRow(result))}`;
+/** A headline naming the result's id, then every field of the result. */
+function resultText(headline: (id: number) => string) {
+  return (result: { id: number }) => `${headline(result.id)}\n${details(result)}`;
 }
 
 export const COMMANDS: readonly Command[] = [
-  {
+  command({
     name: 'migrate',
     summary: 'apply pending database migrations (serve does it too)',
     usage: '',
@@ -100,9 +64,9 @@ export const COMMANDS: readonly Command[] = [
     options: {},
     operation: 'migrate',
     args: () => ({}),
-    text: (result) => `Migrations applied: ${field(result, 'storage')} is up to date.`,
-  },
-  {
+    text: (result) => `Migrations applied: ${result.storage} is up to date.`,
+  }),
+  command({
     name: 'companies create',
     summary: 'create a company (partner API disabled until enabled)',
     usage: '--name N [--nuit T]',
@@ -111,15 +75,13 @@ export const COMMANDS: readonly Command[] = [
     required: ['name'],
     operation: 'companies.create',
     args: (v) => ({ name: v.name, nuit: v.nuit }),
-    text: (result) => {
-      const company = asRow(result);
-      return [
+    text: (company) =>
+      [
         `Company ${company.id} created: ${company.name}${company.nuit ? ` (NUIT ${company.nuit})` : ''}.`,
         `The partner API is disabled; enable it with: bin/invoicing companies enable-api ${company.id}`,
-      ].join('\n');
-    },
-  },
-  {
+      ].join('\n'),
+  }),
+  command({
     name: 'companies list',
     summary: 'list the companies',
     usage: '',
@@ -128,14 +90,14 @@ export const COMMANDS: readonly Command[] = [
     operation: 'companies.list',
     args: () => ({}),
     text: (result) =>
-      table(field(result, 'companies') as Row[], [
+      table(result.companies, [
         ['ID', 'id'],
         ['NAME', 'name'],
         ['NUIT', 'nuit'],
         ['PARTNER API', 'partner_api_enabled'],
       ]),
-  },
-  {
+  }),
+  command({
     name: 'companies enable-api',
     summary: "turn a company's partner API on",
     usage: 'ID',
@@ -145,8 +107,8 @@ export const COMMANDS: readonly Command[] = [
     operation: 'companies.enable-api',
     args: (_v, id) => ({ id }),
     text: companyApiText(true),
-  },
-  {
+  }),
+  command({
     name: 'companies disable-api',
     summary: "turn a company's partner API off (its keys get 403 partner_api_disabled)",
     usage: 'ID',
@@ -156,8 +118,8 @@ export const COMMANDS: readonly Command[] = [
     operation: 'companies.disable-api',
     args: (_v, id) => ({ id }),
     text: companyApiText(false),
-  },
-  {
+  }),
+  command({
     name: 'keys create',
     summary: 'create an API key for a company; the key is shown once',
     usage: '--company ID [--mode live|test] [--scopes a,b|all] [--days 1..365]',
@@ -172,8 +134,8 @@ export const COMMANDS: readonly Command[] = [
     operation: 'keys.create',
     args: (v) => ({ company: v.company, mode: v.mode, scopes: v.scopes, days: v.days }),
     text: keyText,
-  },
-  {
+  }),
+  command({
     name: 'keys list',
     summary: "list a company's API keys (never their secrets)",
     usage: '--company ID',
@@ -183,7 +145,7 @@ export const COMMANDS: readonly Command[] = [
     operation: 'keys.list',
     args: (v) => ({ company: v.company }),
     text: (result) =>
-      table(field(result, 'keys') as Row[], [
+      table(result.keys, [
         ['ID', 'id'],
         ['PREFIX', 'display_prefix'],
         ['MODE', 'mode'],
@@ -193,8 +155,8 @@ export const COMMANDS: readonly Command[] = [
         ['LAST USED', 'last_used_at'],
         ['SCOPES', 'scopes'],
       ]),
-  },
-  {
+  }),
+  command({
     name: 'keys revoke',
     summary: 'revoke an API key (401 api_key_revoked from the next request)',
     usage: 'KEY_ID',
@@ -203,9 +165,9 @@ export const COMMANDS: readonly Command[] = [
     positional: 'KEY_ID',
     operation: 'keys.revoke',
     args: (_v, id) => ({ id }),
-    text: (result) => `API key ${field(result, 'id')} revoked at ${field(result, 'revoked_at')}.`,
-  },
-  {
+    text: (result) => `API key ${result.id} revoked at ${result.revoked_at}.`,
+  }),
+  command({
     name: 'taxes create',
     summary: 'create a tax of a company, or a global one',
     usage: '(--company ID | --global) --name N --rate PERCENT',
@@ -214,13 +176,12 @@ export const COMMANDS: readonly Command[] = [
     required: ['name', 'rate'],
     operation: 'taxes.create',
     args: (v) => ({ company: v.company, global: v.global, name: v.name, rate: v.rate }),
-    text: (result) => {
-      const tax = asRow(result);
+    text: (tax) => {
       const owner = tax.company_id === null ? 'global' : `of company ${tax.company_id}`;
       return `Tax ${tax.id} created: ${tax.name}, rate ${tax.rate}% (${owner}).`;
     },
-  },
-  {
+  }),
+  command({
     name: 'customers create',
     summary: 'create a global customer, visible to every company',
     usage: '--global --name N [--email E] [--nuit T] [--phone P]',
@@ -229,9 +190,9 @@ export const COMMANDS: readonly Command[] = [
     required: ['name'],
     operation: 'customers.create',
     args: (v) => ({ global: v.global, name: v.name, email: v.email, nuit: v.nuit, phone: v.phone }),
-    text: (result) => `Global customer ${field(result, 'id')} created: ${field(result, 'name')}.`,
-  },
-  {
+    text: (result) => `Global customer ${result.id} created: ${result.name}.`,
+  }),
+  command({
     name: 'customers list',
     summary: 'list the customers a company may invoice: its own and the global ones',
     usage: '--company ID [--limit N]',
@@ -241,7 +202,7 @@ export const COMMANDS: readonly Command[] = [
     operation: 'customers.list',
     args: (v) => ({ company: v.company, limit: v.limit }),
     text: (result) =>
-      table(field(result, 'customers') as Row[], [
+      table(result.customers, [
         ['ID', 'id'],
         ['NAME', 'name'],
         ['TYPE', 'type'],
@@ -250,8 +211,8 @@ export const COMMANDS: readonly Command[] = [
         ['PHONE', 'phone'],
         ['GLOBAL', 'global'],
       ]),
-  },
-  {
+  }),
+  command({
     name: 'invoices list',
     summary: "list a company's invoices, newest first (e.g. the drafts to issue)",
     usage: '--company ID [--status S] [--limit N]',
@@ -265,7 +226,7 @@ export const COMMANDS: readonly Command[] = [
     operation: 'invoices.list',
     args: (v) => ({ company: v.company, status: v.status, limit: v.limit }),
     text: (result) =>
-      table(field(result, 'invoices') as Row[], [
+      table(result.invoices, [
         ['ID', 'id'],
         ['CODE', 'invoice_code'],
         ['STATUS', 'status'],
@@ -274,8 +235,8 @@ export const COMMANDS: readonly Command[] = [
         ['TOTAL', 'grand_total'],
         ['TO PAY', 'remaining_amount'],
       ]),
-  },
-  {
+  }),
+  command({
     name: 'invoices issue',
     summary: 'issue a draft: fiscal code, status unpaid, stock moved',
     usage: 'ID',
@@ -284,9 +245,9 @@ export const COMMANDS: readonly Command[] = [
     positional: 'ID',
     operation: 'invoices.issue',
     args: (_v, id) => ({ id }),
-    text: (result) => operationResultText(`Invoice ${field(result, 'id')} issued.`)(result),
-  },
-  {
+    text: resultText((id) => `Invoice ${id} issued.`),
+  }),
+  command({
     name: 'invoices cancel',
     summary: 'cancel an invoice',
     usage: 'ID',
@@ -295,9 +256,9 @@ export const COMMANDS: readonly Command[] = [
     positional: 'ID',
     operation: 'invoices.cancel',
     args: (_v, id) => ({ id }),
-    text: (result) => operationResultText(`Invoice ${field(result, 'id')} cancelled.`)(result),
-  },
-  {
+    text: resultText((id) => `Invoice ${id} cancelled.`),
+  }),
+  command({
     name: 'payments record',
     summary: 'record a receipt against an issued invoice',
     usage: '--invoice ID --amount A [--date YYYY-MM-DD] [--method M]',
@@ -311,9 +272,9 @@ export const COMMANDS: readonly Command[] = [
     required: ['invoice', 'amount'],
     operation: 'payments.record',
     args: (v) => ({ invoice: v.invoice, amount: v.amount, date: v.date, method: v.method }),
-    text: (result) => operationResultText(`Receipt ${field(result, 'id')} recorded.`)(result),
-  },
-  {
+    text: resultText((id) => `Receipt ${id} recorded.`),
+  }),
+  command({
     name: 'movements record',
     summary: 'record a treasury movement that is not a receipt (never shown by the API)',
     usage: '--company ID --kind salary|supplier_payment --amount A [--date YYYY-MM-DD]',
@@ -322,9 +283,9 @@ export const COMMANDS: readonly Command[] = [
     required: ['company', 'kind', 'amount'],
     operation: 'movements.record',
     args: (v) => ({ company: v.company, kind: v.kind, amount: v.amount, date: v.date }),
-    text: (result) => operationResultText(`Movement ${field(result, 'id')} recorded.`)(result),
-  },
-  {
+    text: resultText((id) => `Movement ${id} recorded.`),
+  }),
+  command({
     name: 'pos pending',
     summary: 'products changed through the API awaiting point-of-sale sync',
     usage: '--company ID',
@@ -333,9 +294,9 @@ export const COMMANDS: readonly Command[] = [
     required: ['company'],
     operation: 'pos.pending',
     args: (v) => ({ company: v.company }),
-    text: (result) => table(field(result, 'products') as Row[]),
-  },
-  {
+    text: (result) => table(result.products),
+  }),
+  command({
     name: 'audit',
     summary: 'show the audit trail: who changed what, when, with which outcome',
     usage: '[--company ID] [--since DATE] [--limit N]',
@@ -352,10 +313,10 @@ export const COMMANDS: readonly Command[] = [
     args: (v) => ({ company: v.company, since: v.since, limit: v.limit }),
     text: (result) =>
       table(
-        (field(result, 'entries') as Row[]).map((entry) => ({
+        result.entries.map((entry) => ({
           ...entry,
           object: entry.object_type ? `${entry.object_type} ${entry.object_id ?? '-'}` : null,
-          note: asRow(entry.detail).message ?? null,
+          note: entry.detail.message ?? null,
         })),
         [
           ['AT', 'at'],
@@ -367,8 +328,8 @@ export const COMMANDS: readonly Command[] = [
           ['NOTE', 'note'],
         ],
       ),
-  },
-  {
+  }),
+  command({
     name: 'demo',
     summary: 'create a demo company with data; prints a live and a test key',
     usage: '',
@@ -377,7 +338,7 @@ export const COMMANDS: readonly Command[] = [
     operation: 'demo',
     args: () => ({}),
     text: demoText,
-  },
+  }),
 
   // ---- webhooks (src/cli/webhooks.ts) ----
   ...WEBHOOK_COMMANDS,

@@ -7,14 +7,13 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config-error.js';
-import { osUser } from '../operations/actor.js';
 import { ArgumentError, OperationError } from '../operations/errors.js';
+import type { OperationName, OperationResult } from '../operations/index.js';
 import { AdminServerFailure } from './admin-socket.js';
+import type { Command, FlagValues } from './command.js';
 import {
   COMMANDS,
-  type Command,
   commandHelp,
-  type FlagValues,
   findCommand,
   GLOBAL_OPTIONS,
   GROUPS,
@@ -23,6 +22,7 @@ import {
   SERVE_HELP,
   usageLine,
 } from './commands.js';
+import { osUser } from './os-user.js';
 import { StartRefused } from './preflight.js';
 import { apiBaseUrl } from './urls.js';
 
@@ -94,7 +94,11 @@ function parseFlags(
   }
 }
 
-async function runCommand(command: Command, args: string[], io: Io): Promise<number> {
+async function runCommand<N extends OperationName>(
+  command: Command<N>,
+  args: string[],
+  io: Io,
+): Promise<number> {
   const { values, positionals } = parseFlags(args, command.options, command.name);
   const expected = command.positional ? 1 : 0;
   if (positionals.length !== expected) {
@@ -112,24 +116,27 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
     throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(', ')}`, command.name);
   }
   const config = await configFrom(io);
-  const { runOperation } = await import('./run.js');
   const operationArgs = Object.fromEntries(
     Object.entries(command.args(values, positionals[0])).filter(([, value]) => value !== undefined),
   );
-  let result: unknown;
+  const { runOperation } = await import('./run.js');
+  const { checkArguments } = await import('../operations/index.js');
+  let result: OperationResult<N>;
   try {
+    // A flag value of the wrong form is wrong usage, like an unknown flag: found before anything
+    // is opened, locked or created.
+    checkArguments(command.operation, operationArgs);
     result = await runOperation(config, command.operation, operationArgs, {
       actor: actorOf(values),
       notice: (text) => io.err(`\n!!! ${text}\n`),
     });
   } catch (error) {
-    // A flag value of the wrong form is wrong usage, like an unknown flag.
     if (error instanceof ArgumentError) throw new UsageError(error.message, command.name);
     throw error;
   }
   const baseUrl = apiBaseUrl(config.host, config.port);
   if (values.json) {
-    const decorated = command.name === 'demo' ? { ...(result as object), api_base_url: baseUrl } : result;
+    const decorated = command.operation === 'demo' ? { ...result, api_base_url: baseUrl } : result;
     io.out(JSON.stringify(decorated, null, 2));
   } else {
     io.out(command.text(result, { apiBaseUrl: baseUrl }));

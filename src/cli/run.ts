@@ -1,6 +1,6 @@
 // Where a command runs its operation:
-// - DATABASE_URL set: directly on PostgreSQL (the server never caches keys or companies, so the
-//   change holds from its next request);
+// - DATABASE_URL set: directly on PostgreSQL (a change that could turn a key away is announced to
+//   every server, which forgets its remembered keys at once: it holds from their next request);
 // - embedded PGlite: through the running server's admin socket, or, when no server runs, directly
 //   on DATA_DIR after taking its lock. The server and a command never both open the directory.
 //   A DATA_DIR without a database is never created silently: a command that only reads refuses,
@@ -9,7 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { storageTargetOf } from '../db/target.js';
+import type { RawArgs } from '../operations/define.js';
 import { OperationError } from '../operations/errors.js';
+import type { OperationName, OperationResult } from '../operations/index.js';
 import { callAdminServer, NoServer } from './admin-socket.js';
 import { describeOwner, type LockOwner, tryAcquireLock } from './lock.js';
 import { prepareDataDir, requireExistingDatabase } from './preflight.js';
@@ -46,29 +48,30 @@ export async function withDatabase<T>(
   }
 }
 
-async function runDirectly(
+async function runDirectly<N extends OperationName>(
   config: Config,
-  name: string,
-  args: Record<string, unknown>,
+  name: N,
+  args: RawArgs,
   actor: string,
-): Promise<unknown> {
+): Promise<OperationResult<N>> {
   const { executeOperation } = await import('../operations/index.js');
   return withDatabase(config, (handle) =>
     executeOperation(
-      { db: handle.db, handle, timeZone: config.timeZone, webhooks: config.webhooks },
+      { handle, timeZone: config.timeZone, webhooks: config.webhooks, runsIn: 'command' },
       name,
       args,
-      { actor },
+      actor,
     ),
   );
 }
 
-export async function runOperation(
+/** Runs the named operation where it must run (see above); its result as the operation typed it. */
+export async function runOperation<N extends OperationName>(
   config: Config,
-  name: string,
-  args: Record<string, unknown>,
+  name: N,
+  args: RawArgs,
   options: RunOptions,
-): Promise<unknown> {
+): Promise<OperationResult<N>> {
   const { actor } = options;
   if (config.databaseUrl) return runDirectly(config, name, args, actor);
 
@@ -77,7 +80,8 @@ export async function runOperation(
   let prepared = false;
   for (;;) {
     try {
-      return await callAdminServer(config.dataDir, name, args, actor);
+      // The server runs the same table: its JSON answer is this operation's result.
+      return (await callAdminServer(config.dataDir, name, args, actor)) as OperationResult<N>;
     } catch (error) {
       if (!(error instanceof NoServer)) throw error;
     }

@@ -14,14 +14,18 @@ import { storageTargetOf } from '../db/target.js';
 import { type DocsOutcome, startDocs } from '../docs/index.js';
 import { type MonitoringServer, startMonitoringServer } from '../monitoring/server.js';
 import { OperationError } from '../operations/errors.js';
-import { executeOperation, type OperationContext } from '../operations/index.js';
+import {
+  executeNamedOperation,
+  executeOperation,
+  type OperationResult,
+  type OperationSetup,
+} from '../operations/index.js';
 import { type RunningServer, startServer } from '../server.js';
 import { startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import { type AdminServer, startAdminServer } from './admin-socket.js';
-import { curlLine } from './commands.js';
 import { type DataDirLock, describeOwner, tryAcquireLock } from './lock.js';
 import { checkPorts, listenProblem, prepareDataDir, StartRefused } from './preflight.js';
-import { apiBaseUrl, publicBaseUrl } from './urls.js';
+import { apiBaseUrl, curlLine, publicBaseUrl } from './urls.js';
 
 const LOCK_WAIT_MS = 30_000;
 
@@ -46,12 +50,6 @@ async function lockForServer(dataDir: string): Promise<DataDirLock> {
     }
     await sleep(200);
   }
-}
-
-interface DemoResult {
-  company: { id: number; name: string };
-  live_key: { key: string };
-  test_key: { key: string };
 }
 
 function banner(lines: string[]): string {
@@ -116,11 +114,11 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   try {
     handle = await openDatabase(storageTargetOf(config, 10));
     await runMigrations(handle);
-    const context: OperationContext = {
-      db: handle.db,
+    const setup: OperationSetup = {
       handle,
       timeZone: config.timeZone,
       webhooks: config.webhooks,
+      runsIn: 'server',
     };
 
     // The docs site (built if needed) starts alongside the API, on its own port.
@@ -142,17 +140,17 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     if (embedded) {
       admin = await startAdminServer(
         config.dataDir,
-        (name, args, actor) => executeOperation(context, name, args, { actor }),
+        (name, args, actor) => executeNamedOperation(setup, name, args, actor),
         running.app.log,
       );
     }
 
     // Last, once everything listens: the keys of a demo company created now are always printed.
-    let demo: DemoResult | null = null;
+    let demo: OperationResult<'demo'> | null = null;
     if (embedded || options.demo) {
       const [anyCompany] = await handle.db.select({ id: companies.id }).from(companies).limit(1);
       if (!anyCompany) {
-        demo = (await executeOperation(context, 'demo', {}, { actor: options.actor })) as DemoResult;
+        demo = await executeOperation(setup, 'demo', {}, options.actor);
       }
     }
 

@@ -10,3 +10,8 @@ export function publicBaseUrl(host: string, port: number): string {
 export function apiBaseUrl(host: string, port: number): string {
   return `${publicBaseUrl(host, port)}${API_PREFIX}`;
 }
+
+/** A line that works as printed: the key on the partner API's ping. */
+export function curlLine(key: string, apiBaseUrl: string): string {
+  return `curl -H "Authorization: Bearer ${key}" ${apiBaseUrl}/ping`;
+}

@@ -1,19 +1,17 @@
-// `bin/invoicing webhooks ...`: the operator's commands for webhook endpoints (docs/webhooks.md).
-// Joined to the command table of src/cli/commands.ts; nothing here touches the database.
+// `bin/invoicing webhooks ...`: the operator's commands for webhook endpoints (docs/webhooks.md),
+// in the shape of src/cli/command.ts. Joined to the command table of src/cli/commands.ts; nothing
+// here touches the database.
+import type { OperationResult } from '../operations/index.js';
 import { EVENT_TYPES } from '../webhooks/event-types.js';
-import type { Command } from './commands.js';
-import { asRow, details, field, type Row, table } from './output.js';
+import { bool, type Command, command, str } from './command.js';
+import { details, table } from './output.js';
 
-const str = { type: 'string' } as const;
-const bool = { type: 'boolean' } as const;
-
-function endpointText(headline: string) {
-  return (result: unknown) =>
-    `${headline.replace('{id}', String(field(result, 'id')))}\n${details(asRow(result))}`;
+function endpointText(headline: (id: number) => string) {
+  return (endpoint: OperationResult<'webhooks.enable'>) => `${headline(endpoint.id)}\n${details(endpoint)}`;
 }
 
 export const WEBHOOK_COMMANDS: readonly Command[] = [
-  {
+  command({
     name: 'webhooks create',
     summary: 'add a webhook endpoint of a company; its signing secret is shown once',
     usage: '--company ID --url URL [--events a,b|all]',
@@ -27,20 +25,18 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     required: ['company', 'url'],
     operation: 'webhooks.create',
     args: (v) => ({ company: v.company, url: v.url, events: v.events }),
-    text: (result) => {
-      const endpoint = asRow(result);
-      return [
+    text: (endpoint) =>
+      [
         `Webhook endpoint ${endpoint.id} created for company ${endpoint.company_id}.`,
         `  url:     ${endpoint.url}`,
-        `  events:  ${(endpoint.events as string[]).join(', ')}`,
+        `  events:  ${endpoint.events.join(', ')}`,
         `  secret:  ${endpoint.secret}`,
         '',
         'The secret is shown only this once: give it to the partner now (they verify signatures with it).',
         `Send a test event: bin/invoicing webhooks test ${endpoint.id}`,
-      ].join('\n');
-    },
-  },
-  {
+      ].join('\n'),
+  }),
+  command({
     name: 'webhooks list',
     summary: "list a company's webhook endpoints (never their secrets)",
     usage: '--company ID',
@@ -50,15 +46,15 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     operation: 'webhooks.list',
     args: (v) => ({ company: v.company }),
     text: (result) =>
-      table(field(result, 'endpoints') as Row[], [
+      table(result.endpoints, [
         ['ID', 'id'],
         ['URL', 'url'],
         ['EVENTS', 'events'],
         ['ENABLED', 'enabled'],
         ['DISABLED BECAUSE', 'disabled_reason'],
       ]),
-  },
-  {
+  }),
+  command({
     name: 'webhooks disable',
     summary: 'stop deliveries to an endpoint (queued ones wait until it is enabled)',
     usage: 'ID',
@@ -67,9 +63,9 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     positional: 'ID',
     operation: 'webhooks.disable',
     args: (_v, id) => ({ id }),
-    text: endpointText('Webhook endpoint {id} disabled.'),
-  },
-  {
+    text: endpointText((id) => `Webhook endpoint ${id} disabled.`),
+  }),
+  command({
     name: 'webhooks enable',
     summary: 'resume deliveries to an endpoint (its URL is checked again)',
     usage: 'ID',
@@ -78,9 +74,9 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     positional: 'ID',
     operation: 'webhooks.enable',
     args: (_v, id) => ({ id }),
-    text: endpointText('Webhook endpoint {id} enabled.'),
-  },
-  {
+    text: endpointText((id) => `Webhook endpoint ${id} enabled.`),
+  }),
+  command({
     name: 'webhooks rotate-secret',
     summary: 'new signing secret, shown once; the old one keeps signing for 24 hours',
     usage: 'ID',
@@ -91,12 +87,12 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     args: (_v, id) => ({ id }),
     text: (result) =>
       [
-        `New secret of webhook endpoint ${field(result, 'id')}: ${field(result, 'secret')}`,
-        `The previous secret also signs until ${field(result, 'previous_secret_valid_until')}.`,
+        `New secret of webhook endpoint ${result.id}: ${result.secret}`,
+        `The previous secret also signs until ${result.previous_secret_valid_until}.`,
         'The new secret is shown only this once.',
       ].join('\n'),
-  },
-  {
+  }),
+  command({
     name: 'webhooks test',
     summary: 'send a ping event to an endpoint and show how it answered',
     usage: 'ID',
@@ -105,10 +101,9 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     positional: 'ID',
     operation: 'webhooks.test',
     args: (_v, id) => ({ id }),
-    text: (result) =>
-      `Ping ${field(result, 'event_id')}: ${field(result, 'status')}\n${details(asRow(result))}`,
-  },
-  {
+    text: (result) => `Ping ${result.event_id}: ${result.status}\n${details(result)}`,
+  }),
+  command({
     name: 'webhooks deliveries',
     summary: 'the delivery log of an endpoint, newest first',
     usage: 'ID [--failed] [--limit N]',
@@ -118,7 +113,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     operation: 'webhooks.deliveries',
     args: (v, id) => ({ id, failed: v.failed, limit: v.limit }),
     text: (result) =>
-      table(field(result, 'deliveries') as Row[], [
+      table(result.deliveries, [
         ['EVENT', 'event_id'],
         ['TYPE', 'type'],
         ['ATTEMPT', 'attempt'],
@@ -128,8 +123,8 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
         ['AT', 'at'],
         ['ERROR', 'error'],
       ]),
-  },
-  {
+  }),
+  command({
     name: 'webhooks resend',
     summary: 'deliver an event again to the enabled endpoints that had it',
     usage: 'EVENT_ID',
@@ -138,11 +133,9 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
     positional: 'EVENT_ID',
     operation: 'webhooks.resend',
     args: (_v, event) => ({ event }),
-    text: (result) => {
-      const deliveries = field(result, 'deliveries') as Row[];
-      return `Event ${field(result, 'event_id')} queued again for endpoint(s) ${deliveries
+    text: (result) =>
+      `Event ${result.event_id} queued again for endpoint(s) ${result.deliveries
         .map((delivery) => delivery.endpoint_id)
-        .join(', ')}.`;
-    },
-  },
+        .join(', ')}.`,
+  }),
 ];

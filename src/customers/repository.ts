@@ -3,11 +3,11 @@
 import { and, count, eq, gte, isNull, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Static } from 'typebox';
-import type { RequestContext } from '../context.js';
+import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import { exactTotal, listKeyOf, readDataVersion } from '../db/list-memory.js';
 import { instantOf, orderByOf, type Page, type PageRequest, paginate, searchCondition } from '../db/lists.js';
-import { preparedPerDatabase } from '../db/prepared.js';
+import { fixedTableRead, runFixed } from '../db/prepared.js';
 import { customers } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
 import type { CustomerListQuery, CustomerSchema } from './schemas.js';
@@ -52,7 +52,7 @@ function visibleCustomers(db: Database, companyId: number) {
 }
 
 export async function listCustomers(
-  context: RequestContext,
+  context: CompanyContext,
   query: Static<typeof CustomerListQuery>,
   page: PageRequest,
 ): Promise<Page<CustomerResource>> {
@@ -101,24 +101,21 @@ export async function listCustomers(
   });
 }
 
-const customerById = preparedPerDatabase((db) =>
-  db
-    .select()
-    .from(customers)
-    .where(and(eq(customers.id, sql.placeholder('id')), visibleTo(sql.placeholder('companyId'))))
-    .prepare('customer_by_id'),
+const CUSTOMER_BY_ID = fixedTableRead(
+  customers,
+  and(eq(customers.id, sql.placeholder('id')), visibleTo(sql.placeholder('companyId')))!,
 );
 
 export async function findCustomer(
-  { db, companyId, timeZone }: RequestContext,
+  { db, companyId, timeZone }: CompanyContext,
   id: number,
 ): Promise<CustomerResource | null> {
-  const [row] = await customerById(db).execute({ id, companyId });
+  const [row] = await runFixed(db, CUSTOMER_BY_ID, { id, companyId });
   return row ? toCustomerResource(row, timeZone) : null;
 }
 
 /** Customers of the company plus global ones: what `customers_visible` of /ping counts. */
-export async function countVisibleCustomers({ db, companyId, lists }: RequestContext): Promise<number> {
+export async function countVisibleCustomers({ db, companyId, lists }: CompanyContext): Promise<number> {
   const version = lists ? await readDataVersion(db, companyId) : null;
   // The same remembered total as the unfiltered customers list; counted only when not remembered.
   const countQuery = () => {

@@ -2,7 +2,7 @@
 // database's unique index enforces it, so two concurrent requests cannot both pass.
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
-import type { RequestContext } from '../context.js';
+import type { CompanyContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { customers } from '../db/schema.js';
 import { type FieldErrors, validationFailed } from '../errors.js';
@@ -35,9 +35,10 @@ async function refusingDuplicateEmail<T>(write: () => Promise<T>): Promise<T> {
 }
 
 export async function createCustomer(
-  { db, companyId, timeZone }: RequestContext,
+  context: CompanyContext,
   input: Static<typeof CustomerCreateBody>,
 ): Promise<CustomerResource> {
+  const { db, companyId, timeZone } = context;
   const [row] = await refusingDuplicateEmail(() =>
     db
       .insert(customers)
@@ -46,12 +47,12 @@ export async function createCustomer(
   );
   if (!row) throw new Error('insert returned no row');
   const customer = toCustomerResource(row, timeZone);
-  await recordEvent({ db, companyId, timeZone }, 'customer.created', customer);
+  await recordEvent(context, 'customer.created', customer);
   return customer;
 }
 
 /** Whether the id is a customer the company may change (its own; global ones are not). */
-export async function isOwnCustomer({ db, companyId }: RequestContext, id: number): Promise<boolean> {
+export async function isOwnCustomer({ db, companyId }: CompanyContext, id: number): Promise<boolean> {
   const [row] = await db
     .select({ id: customers.id })
     .from(customers)
@@ -61,10 +62,11 @@ export async function isOwnCustomer({ db, companyId }: RequestContext, id: numbe
 
 /** Changes only the fields sent; null if the id is not one of the company's own customers. */
 export async function updateCustomer(
-  { db, companyId, timeZone }: RequestContext,
+  context: CompanyContext,
   id: number,
   input: Static<typeof CustomerUpdateBody>,
 ): Promise<CustomerResource | null> {
+  const { db, companyId, timeZone } = context;
   const own = and(eq(customers.id, id), eq(customers.companyId, companyId));
   const columns = columnsOf(input);
   const [row] =
@@ -79,7 +81,7 @@ export async function updateCustomer(
         );
   const customer = row ? toCustomerResource(row, timeZone) : null;
   if (customer && Object.keys(columns).length > 0) {
-    await recordEvent({ db, companyId, timeZone }, 'customer.updated', customer);
+    await recordEvent(context, 'customer.updated', customer);
   }
   return customer;
 }
@@ -89,7 +91,7 @@ export async function updateCustomer(
  * names every problem: an e-mail another customer of the company already has.
  */
 export async function customerBodyProblems(
-  { db, companyId }: RequestContext,
+  { db, companyId }: CompanyContext,
   body: unknown,
   id: number | null,
 ): Promise<FieldErrors> {

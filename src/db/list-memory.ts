@@ -5,7 +5,7 @@
 import type { SQL } from 'drizzle-orm';
 import { BoundedMap } from '../bounded-map.js';
 import { type Database, queryRows, sql } from './client.js';
-import { preparedPerDatabase } from './prepared.js';
+import { fixedStatement, runFixed } from './prepared.js';
 import { dataVersions } from './schema.js';
 
 const MAX_ENTRIES = 20_000;
@@ -32,17 +32,14 @@ function versionQuery(companyId: number): SQL {
   return sql`(select coalesce(sum(version), 0)::text from data_versions where company_id in (${companyId}, 0))`;
 }
 
-const dataVersionOf = preparedPerDatabase((db) =>
-  db
-    .select({ version: sql<string>`coalesce(sum(${dataVersions.version}), 0)::text` })
-    .from(dataVersions)
-    .where(sql`${dataVersions.companyId} in (${sql.placeholder('companyId')}, 0)`)
-    .prepare('data_version_of'),
+const DATA_VERSION_OF = fixedStatement(
+  sql`select coalesce(sum(${dataVersions.version}), 0)::text as "version" from ${dataVersions}
+    where ${dataVersions.companyId} in (${sql.placeholder('companyId')}::integer, 0)`,
 );
 
 /** The version a company's lists are read at now (one prepared statement: every list reads it). */
 export async function readDataVersion(db: Database, companyId: number): Promise<string> {
-  const [row] = await dataVersionOf(db).execute({ companyId });
+  const [row] = await runFixed<{ version: string }>(db, DATA_VERSION_OF, { companyId });
   return row?.version ?? '0';
 }
 

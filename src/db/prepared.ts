@@ -1,52 +1,72 @@
-// Statements built once instead of on every call (drizzle's query building was a fifth of a read's
-// CPU), two ways:
-// - `fixedStatement` + `runFixed`: SQL text fixed at start (values as placeholders), raw driver
-//   rows, usable on any handle or transaction: the writes' statements.
-// - `preparedPerDatabase`: a drizzle `.prepare()` query with drizzle's own row mapping, built once
-//   per handle: the hottest single reads.
-// On PostgreSQL both are named prepared statements, parsed and planned once per pooled connection;
-// PGlite runs them as plain queries.
+// The one way to prepare a statement: its SQL text is built once, at start (values as
+// `sql.placeholder`s), and it runs on any database handle or transaction, so building queries
+// costs nothing per call (drizzle's query building was a fifth of a read's CPU). On PostgreSQL it
+// is a named prepared statement, parsed and planned once per pooled connection; PGlite runs it as
+// a plain query.
+// - `fixedStatement(sql)`: raw driver rows (dates and timestamps as the database's text on both
+//   drivers), for statements written in SQL;
+// - `fixedTableRead(table, where)`: whole rows of one table, mapped exactly like drizzle's own
+//   `db.select().from(table)` (camelCase keys, Date timestamps).
+//
+// HOW: through a PRIVATE Drizzle API, `db._.session.prepareQuery` (drizzle's public `.prepare()`
+// binds a statement to one handle, so a transaction would build it again on every write). That API
+// may change in any release without a type error, so drizzle-orm is pinned to EXACTLY
+// `DRIZZLE_VERSION` in package.json, and test/db/prepared.test.ts fails when the installed version
+// differs: re-check `prepareQuery` (arguments, result shape) on both drivers before moving the pin.
 import { createHash } from 'node:crypto';
-import type { Query, SQL } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
+import { getTableColumns, type Query, type SelectedFieldsOrdered, type SQL } from 'drizzle-orm';
+import { type AnyPgColumn, PgDialect, type PgTable, QueryBuilder } from 'drizzle-orm/pg-core';
 import type { Database } from './client.js';
+
+/** The Drizzle release whose private `prepareQuery` this module was written and tested against. */
+export const DRIZZLE_VERSION = '0.45.4';
 
 const dialect = new PgDialect();
 
 export interface FixedStatement {
   readonly name: string;
   readonly query: Query;
+  /** Drizzle's mapping of a whole table row; absent: raw driver rows. */
+  readonly fields?: SelectedFieldsOrdered<AnyPgColumn>;
 }
 
-/** Builds a statement once: every value in `query` is a `sql.placeholder(name)`. */
+/** A fixed statement whose rows are mapped table rows: `runFixed` knows their type. */
+export interface FixedTableRead<Row> extends FixedStatement {
+  readonly fields: SelectedFieldsOrdered<AnyPgColumn>;
+  /** Never set: only carries the row type. */
+  readonly row?: Row;
+}
+
+function nameOf(query: Query): string {
+  return `s_${createHash('sha1').update(query.sql).digest('base64url')}`;
+}
+
+/** A statement written in SQL: every value in `query` is a `sql.placeholder(name)`; raw driver rows. */
 export function fixedStatement(query: SQL): FixedStatement {
   const built = dialect.sqlToQuery(query);
-  return { name: `s_${createHash('sha1').update(built.sql).digest('base64url')}`, query: built };
+  return { name: nameOf(built), query: built };
 }
 
-/** The rows of a fixed statement as the driver gives them (like `queryRows`), values by placeholder name. */
-export async function runFixed<T>(
+/** Whole rows of `table` that match `where` (placeholders for values), mapped as drizzle maps them. */
+export function fixedTableRead<T extends PgTable>(table: T, where: SQL): FixedTableRead<T['$inferSelect']> {
+  const source: PgTable = table;
+  const built = dialect.sqlToQuery(new QueryBuilder().select().from(source).where(where).getSQL());
+  const fields = Object.entries(getTableColumns(table)).map(([key, column]) => ({
+    path: [key],
+    field: column as AnyPgColumn,
+  }));
+  return { name: nameOf(built), query: built, fields };
+}
+
+/** Runs a fixed statement on a handle or a transaction; values by placeholder name. */
+export async function runFixed<Row>(
   db: Database,
-  statement: FixedStatement,
+  statement: FixedStatement | FixedTableRead<Row>,
   values: Record<string, unknown>,
-): Promise<T[]> {
-  const prepared = db._.session.prepareQuery(statement.query, undefined, statement.name, false);
+): Promise<Row[]> {
+  const { query, fields, name } = statement;
+  const prepared = db._.session.prepareQuery(query, fields, name, fields !== undefined);
   const result = await prepared.execute(values);
-  return (result as { rows: T[] }).rows;
-}
-
-/**
- * A drizzle prepared query built once per database handle. A transaction is a handle of its own:
- * its statements are built again for it, so a prepared read never escapes a transaction.
- */
-export function preparedPerDatabase<T>(build: (db: Database) => T): (db: Database) => T {
-  const built = new WeakMap<Database, T>();
-  return (db) => {
-    let statement = built.get(db);
-    if (statement === undefined) {
-      statement = build(db);
-      built.set(db, statement);
-    }
-    return statement;
-  };
+  // With fields drizzle answers the mapped rows; without, the driver's result.
+  return fields ? (result as Row[]) : (result as { rows: Row[] }).rows;
 }

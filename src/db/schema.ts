@@ -569,7 +569,8 @@ export const auditLog = pgTable(
     objectId: integer('object_id'),
     outcome: text('outcome', { enum: AUDIT_OUTCOMES }).notNull(),
     /** The command's arguments (secrets left out) and, for a refusal, its message. */
-    detail: jsonb('detail').notNull(),
+    /** The command's arguments (secrets left out) and, when refused or failed, why. */
+    detail: jsonb('detail').$type<{ args: Record<string, unknown>; message?: string }>().notNull(),
   },
   (t) => [
     index('audit_log_at_idx').on(t.at, t.id),

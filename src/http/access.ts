@@ -42,7 +42,13 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
   if (keyHash) rateLimiter.rememberValidKey(keyHash);
   const { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes } = found;
   request.caller = { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes };
-  request.requestContext = { db, companyId, timeZone: config.timeZone, lists: listMemory };
+  request.companyContext = {
+    db,
+    companyId,
+    timeZone: config.timeZone,
+    lists: listMemory,
+    actor: { kind: 'api_key', apiKeyId, requestId: String(request.id), idempotencyKey: null },
+  };
   // The request's own logger (a child made for this request) carries the key and company from here.
   // (no bindings on the silent logger of tests that turn logging off)
   (request.log as Partial<Logger>).setBindings?.({ api_key_id: apiKeyId, company_id: companyId });

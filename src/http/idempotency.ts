@@ -18,7 +18,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { inTransaction, type RequestContext } from '../context.js';
+import { type CompanyContext, inTransaction } from '../context.js';
 import { type Database, databaseBusyReason } from '../db/client.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
 import { idempotencyKeys } from '../db/schema.js';
@@ -162,6 +162,11 @@ export async function requireIdempotencyKey(request: FastifyRequest): Promise<vo
     throw new ApiError('idempotency_key_invalid');
   }
   request.idempotency = { key: header, requestHash: '' };
+  // From here on every write, event and record of this request knows the key it was sent with.
+  const context = contextOf(request);
+  if (context.actor.kind === 'api_key') {
+    request.companyContext = { ...context, actor: { ...context.actor, idempotencyKey: header } };
+  }
 }
 
 /** Step 9, second part: an earlier request with the same key answers before anything else is checked. */
@@ -298,7 +303,7 @@ class LostClaim extends Error {}
 export async function runIdempotentWrite(
   request: FastifyRequest,
   reply: FastifyReply,
-  work: (context: RequestContext) => Promise<WriteResult>,
+  work: (context: CompanyContext) => Promise<WriteResult>,
 ): Promise<void> {
   const app = request.server;
   const claimed = await claim(app.db, request, app.config.idempotencyLockTimeoutSeconds);

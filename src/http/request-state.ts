@@ -1,8 +1,9 @@
 // What the pipeline learns about a request and hands to the routes: the caller (the API key and
-// its company), the request context every repository takes, the path id, the raw body.
+// its company), the company context every repository takes (with the key as its actor), the path
+// id, the raw body.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import type { RequestContext } from '../context.js';
+import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import type { ListMemory } from '../db/list-memory.js';
 import type { FieldErrors } from '../errors.js';
@@ -32,8 +33,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Null only before authentication has run. */
     caller: Caller | null;
-    /** The caller's company, database and time zone; null only before authentication. */
-    requestContext: RequestContext | null;
+    /** The caller's company, database, time zone and actor (the key); null only before authentication. */
+    companyContext: CompanyContext | null;
     /** The path `{id}` once the path-id step has checked it. */
     resourceId: number | null;
     /** The exact bytes of a JSON body as received (idempotency compares them). */
@@ -50,18 +51,18 @@ declare module 'fastify' {
      * For routes with a path `{id}` and a body (PUT): whether that id is one the company may
      * write. Checked before the body, so an unknown id is a 404 whatever the body says.
      */
-    writableId?: (context: RequestContext, id: number) => Promise<boolean>;
+    writableId?: (context: CompanyContext, id: number) => Promise<boolean>;
     /**
      * The route's own rules on a body (references to other rows, uniqueness, decimals), run
      * also when the body's schema fails so that one 422 names every problem. Takes any JSON.
      */
-    bodyRules?: (context: RequestContext, body: unknown, id: number | null) => Promise<FieldErrors>;
+    bodyRules?: (context: CompanyContext, body: unknown, id: number | null) => Promise<FieldErrors>;
   }
 }
 
 export function declareRequestState(app: FastifyInstance): void {
   app.decorateRequest('caller', null);
-  app.decorateRequest('requestContext', null);
+  app.decorateRequest('companyContext', null);
   app.decorateRequest('resourceId', null);
   app.decorateRequest('rawBody', undefined);
   app.decorateRequest('bodyProblem', undefined);
@@ -78,10 +79,10 @@ export function callerOf(request: { caller: Caller | null }): Caller {
   return request.caller;
 }
 
-/** The request context of an authenticated request. */
-export function contextOf(request: { requestContext: RequestContext | null }): RequestContext {
-  if (!request.requestContext) throw new Error('route reached without authentication');
-  return request.requestContext;
+/** The company context of an authenticated request. */
+export function contextOf(request: { companyContext: CompanyContext | null }): CompanyContext {
+  if (!request.companyContext) throw new Error('route reached without authentication');
+  return request.companyContext;
 }
 
 /** The path id of a route with `{id}`, checked by the path-id step. */

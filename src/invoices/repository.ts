@@ -3,7 +3,7 @@
 // ids (cost_total, unit_cost, created_by_api_key_id, company_id, tax_id of lines) never leave.
 import { and, asc, count, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
-import type { RequestContext } from '../context.js';
+import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import { instantOf, orderByOf, type Page, type PageRequest, paginate } from '../db/lists.js';
 import { customers, invoiceItems, invoices } from '../db/schema.js';
@@ -154,7 +154,7 @@ export function invoiceResourceOf(
 
 /** One invoice of the company with its items, as GET /invoices/{id} and POST /invoices show it. */
 export async function findInvoice(
-  { db, companyId, timeZone }: RequestContext,
+  { db, companyId, timeZone }: CompanyContext,
   id: number,
 ): Promise<InvoiceResource | null> {
   const [row] = await selectInvoices(db).where(and(eq(invoices.id, id), eq(invoices.companyId, companyId)));
@@ -166,7 +166,7 @@ export async function findInvoice(
 }
 
 export async function listInvoices(
-  context: RequestContext,
+  context: CompanyContext,
   query: Static<typeof InvoiceListQuery>,
   page: PageRequest,
 ): Promise<Page<InvoiceSummaryResource>> {

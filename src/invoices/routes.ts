@@ -5,7 +5,7 @@ import { ErrorEnvelopeSchema, notFound } from '../errors.js';
 import { runIdempotentWrite } from '../http/idempotency.js';
 import { pageRequest } from '../http/list-query.js';
 import { IdParams } from '../http/path-id.js';
-import { callerOf, contextOf, resourceIdOf } from '../http/request-state.js';
+import { contextOf, resourceIdOf } from '../http/request-state.js';
 import { findInvoice, listInvoices } from './repository.js';
 import { InvoiceCreateBody, InvoiceListQuery, InvoiceListResponse, InvoiceResponse } from './schemas.js';
 import { invoiceBodyProblems, writeDraftInvoice } from './service.js';
@@ -68,9 +68,7 @@ export const invoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       runIdempotentWrite(request, reply, async (context) => {
         // The body passed the route's schema; the transaction rolls back whatever fails. The
         // answer is built from what the inserts returned: the same bytes as a later GET.
-        const invoice = await writeDraftInvoice(context, request.body, {
-          apiKeyId: callerOf(request).apiKeyId,
-        });
+        const invoice = await writeDraftInvoice(context, request.body);
         return { status: 201, body: { data: invoice } };
       }),
   );

@@ -4,7 +4,7 @@
 // at once, keyed by its dotted path with zero-based line indexes.
 import { randomInt } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { inTransaction, type RequestContext } from '../context.js';
+import { type CompanyContext, inTransaction } from '../context.js';
 import { visibleTo } from '../customers/repository.js';
 import type { Database } from '../db/client.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
@@ -104,7 +104,7 @@ const LOOKUP = fixedStatement(
  * an event type.
  */
 async function lookupReferences(
-  { db, companyId }: RequestContext,
+  { db, companyId }: CompanyContext,
   candidateProductIds: unknown[],
   candidateTaxIds: unknown[],
   also: { customerId?: unknown; event?: EventType } = {},
@@ -160,7 +160,7 @@ interface Judgement extends References {
  * date. Takes any JSON: a field of the wrong type is the schema's to report.
  */
 async function judgeBody(
-  context: RequestContext,
+  context: CompanyContext,
   body: unknown,
   also: { customerId?: unknown; event?: EventType } = {},
 ): Promise<Judgement> {
@@ -213,7 +213,7 @@ async function judgeBody(
  * The own rules judged on a body whose schema failed (src/http/input-checks.ts), so that one 422
  * names every problem.
  */
-export async function invoiceBodyProblems(context: RequestContext, body: unknown): Promise<FieldErrors> {
+export async function invoiceBodyProblems(context: CompanyContext, body: unknown): Promise<FieldErrors> {
   return (await judgeBody(context, body)).errors;
 }
 
@@ -235,7 +235,7 @@ const ZERO = new Decimal(0);
  * names; throws every problem at once.
  */
 async function checkedLines(
-  context: RequestContext,
+  context: CompanyContext,
   input: InvoiceCreateBody,
 ): Promise<{ lines: CheckedLine[]; references: References }> {
   const judgement = await judgeBody(context, input, {
@@ -285,14 +285,11 @@ async function checkedLines(
  * that breaks a rule and `resource_not_found` (404) for a customer the company cannot see.
  */
 export async function createDraftInvoice(
-  context: RequestContext,
+  context: CompanyContext,
   input: InvoiceCreateBody,
-  options: { apiKeyId?: number } = {},
 ): Promise<{ id: number }> {
   if (!validateBody(input)) throw bodyValidationError(validateBody.errors ?? []);
-  const invoice = await context.db.transaction((db) =>
-    writeDraftInvoice(inTransaction(context, db), input, options),
-  );
+  const invoice = await context.db.transaction((db) => writeDraftInvoice(inTransaction(context, db), input));
   return { id: invoice.id };
 }
 
@@ -322,11 +319,10 @@ function lineRow({ amounts, ...line }: CheckedLine): DraftLineRow {
  * body that breaks a rule and `resource_not_found` (404) for a customer the company cannot see.
  */
 export async function writeDraftInvoice(
-  context: RequestContext,
+  context: CompanyContext,
   input: InvoiceCreateBody,
-  options: { apiKeyId?: number } = {},
 ): Promise<InvoiceResource> {
-  const { db, companyId, timeZone } = context;
+  const { db, companyId, timeZone, actor } = context;
   const { lines, references } = await checkedLines(context, input);
   const { customer } = references;
   if (!customer) throw notFound();
@@ -355,7 +351,7 @@ export async function writeDraftInvoice(
       grandTotal: totals.grandTotal,
       paidAmount: totals.paidAmount,
       remainingAmount: totals.remainingAmount,
-      createdByApiKeyId: options.apiKeyId ?? null,
+      createdByApiKeyId: actor.kind === 'api_key' ? actor.apiKeyId : null,
     },
     lines.map(lineRow),
     randomDraftCode,

@@ -1,7 +1,7 @@
 // The operator's actions on API keys: create (the key is shown once), list (never the secret),
 // revoke. The key model itself (format, hash, lookup) is src/keys/.
 import { asc, eq, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import type { ActingContext } from '../context.js';
 import { apiKeys, companies } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
 import { generateApiKey, type KeyMode } from '../keys/api-keys.js';
@@ -14,18 +14,11 @@ export const MAX_KEY_DAYS = 365;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** A moment for people: in the service's time zone when given (like the API), else ISO 8601 UTC. */
-function shown(value: Date, timeZone: string | undefined): string {
-  return timeZone ? formatTimestamp(value, timeZone) : value.toISOString();
-}
-
 export interface CreateApiKeyInput {
   companyId: number;
   mode?: KeyMode;
   scopes?: readonly string[];
   days?: number;
-  /** Time zone of `expires_at` in the result. */
-  timeZone?: string;
 }
 
 export interface CreatedApiKey {
@@ -48,7 +41,9 @@ export function parseScopes(scopes: readonly string[] | undefined): Scope[] {
   return SCOPES.filter((scope) => scopes.includes(scope));
 }
 
-export async function createApiKey(db: Database, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+/** A new key of the company; `expires_at` in the context's time zone. */
+export async function createApiKey(context: ActingContext, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+  const { db, timeZone } = context;
   const mode = input.mode ?? 'live';
   if (mode !== 'live' && mode !== 'test') throw new OperationError('mode must be live or test');
   const days = input.days ?? MAX_KEY_DAYS;
@@ -80,7 +75,7 @@ export async function createApiKey(db: Database, input: CreateApiKeyInput): Prom
     key,
     mode,
     scopes,
-    expires_at: shown(row.expiresAt, input.timeZone),
+    expires_at: formatTimestamp(row.expiresAt, timeZone),
     company_id: row.companyId,
     display_prefix: displayPrefix,
   };
@@ -100,11 +95,8 @@ export interface ApiKeySummary {
   created_at: string;
 }
 
-export async function listApiKeys(
-  db: Database,
-  companyId: number,
-  timeZone?: string,
-): Promise<ApiKeySummary[]> {
+export async function listApiKeys(context: ActingContext, companyId: number): Promise<ApiKeySummary[]> {
+  const { db, timeZone } = context;
   const rows = await db
     .select()
     .from(apiKeys)
@@ -117,24 +109,23 @@ export async function listApiKeys(
     mode: row.mode,
     scopes: row.scopes,
     status: row.revokedAt ? 'revoked' : row.expiresAt.getTime() <= now ? 'expired' : 'active',
-    expires_at: shown(row.expiresAt, timeZone),
+    expires_at: formatTimestamp(row.expiresAt, timeZone),
     days_left: row.revokedAt ? null : Math.max(0, Math.ceil((row.expiresAt.getTime() - now) / DAY_MS)),
-    revoked_at: row.revokedAt ? shown(row.revokedAt, timeZone) : null,
-    last_used_at: row.lastUsedAt ? shown(row.lastUsedAt, timeZone) : null,
-    created_at: shown(row.createdAt, timeZone),
+    revoked_at: row.revokedAt ? formatTimestamp(row.revokedAt, timeZone) : null,
+    last_used_at: row.lastUsedAt ? formatTimestamp(row.lastUsedAt, timeZone) : null,
+    created_at: formatTimestamp(row.createdAt, timeZone),
   }));
 }
 
 export async function revokeApiKey(
-  db: Database,
+  context: ActingContext,
   keyId: number,
-  timeZone?: string,
 ): Promise<{ id: number; revoked_at: string }> {
-  const [row] = await db
+  const [row] = await context.db
     .update(apiKeys)
     .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
     .where(eq(apiKeys.id, keyId))
     .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
   if (!row?.revokedAt) throw new OperationError(`API key ${keyId} does not exist`);
-  return { id: row.id, revoked_at: shown(row.revokedAt, timeZone) };
+  return { id: row.id, revoked_at: formatTimestamp(row.revokedAt, context.timeZone) };
 }

@@ -1,15 +1,15 @@
 // The operator's audit trail: every command that changes something leaves one row, written in the
 // same transaction as the change (src/operations/index.ts wraps each such operation), saying when,
-// which command, who (the OS user or --actor), the company and object, and the outcome. A refused
+// which command and who (the operator actor: --actor or the OS user), the company and object, and
+// the outcome. A refused
 // or failed command is recorded too, after its rollback. Secrets never enter it: the arguments are
 // recorded without any whose name suggests a secret, and results (which may hold a new API key)
 // never are. `bin/invoicing audit` reads it.
 import { and, desc, eq, gte, type SQL, sql } from 'drizzle-orm';
+import type { ActingContext, OperatorActor } from '../context.js';
 import type { Database } from '../db/client.js';
 import { type AuditOutcome, apiKeys, auditLog, invoices } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
-
-export { osUser } from './actor.js';
 
 /** Argument names whose values are never recorded. */
 const SECRET_NAME = /secret|password|token|^key$|api_?key/i;
@@ -28,8 +28,8 @@ export interface AuditTarget {
 }
 
 export interface AuditEntryInput {
-  command: string;
-  actor: string;
+  /** Who ran which command. */
+  actor: OperatorActor;
   outcome: AuditOutcome;
   target: AuditTarget;
   args: Record<string, unknown>;
@@ -46,8 +46,8 @@ async function companyOf(db: Database, company: AuditTarget['company']): Promise
 
 export async function writeAuditEntry(db: Database, entry: AuditEntryInput): Promise<void> {
   await db.insert(auditLog).values({
-    command: entry.command,
-    actor: entry.actor,
+    command: entry.actor.command,
+    actor: entry.actor.name,
     companyId: await companyOf(db, entry.target.company),
     objectType: entry.target.type,
     objectId: entry.target.id,
@@ -68,15 +68,14 @@ export interface AuditEntry {
   object_type: string | null;
   object_id: number | null;
   outcome: AuditOutcome;
-  detail: unknown;
+  detail: typeof auditLog.$inferSelect.detail;
 }
 
 export interface AuditQuery {
   companyId?: number;
-  /** A calendar date (from its midnight in `timeZone`) or an ISO 8601 timestamp. */
+  /** A calendar date (from its midnight in the context's time zone) or an ISO 8601 timestamp. */
   since?: string;
   limit: number;
-  timeZone: string;
 }
 
 function sinceCondition(since: string, timeZone: string): SQL {
@@ -86,10 +85,11 @@ function sinceCondition(since: string, timeZone: string): SQL {
 }
 
 /** The newest `limit` entries that match, oldest first. */
-export async function listAuditEntries(db: Database, query: AuditQuery): Promise<AuditEntry[]> {
+export async function listAuditEntries(context: ActingContext, query: AuditQuery): Promise<AuditEntry[]> {
+  const { db, timeZone } = context;
   const conditions: SQL[] = [];
   if (query.companyId !== undefined) conditions.push(eq(auditLog.companyId, query.companyId));
-  if (query.since !== undefined) conditions.push(sinceCondition(query.since, query.timeZone));
+  if (query.since !== undefined) conditions.push(sinceCondition(query.since, timeZone));
   const rows = await db
     .select()
     .from(auditLog)
@@ -98,7 +98,7 @@ export async function listAuditEntries(db: Database, query: AuditQuery): Promise
     .limit(query.limit);
   return rows.reverse().map((row) => ({
     id: row.id,
-    at: formatTimestamp(row.at, query.timeZone),
+    at: formatTimestamp(row.at, timeZone),
     command: row.command,
     actor: row.actor,
     company_id: row.companyId,

@@ -4,7 +4,7 @@
 // Everything goes through the same services as the API and the operator commands, in one
 // transaction: either the whole demo exists or none of it does. Money is decimal text throughout.
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { RequestContext } from '../context.js';
+import { type ActingContext, type CompanyContext, forCompany, inTransaction } from '../context.js';
 import { createCustomer } from '../customers/service.js';
 import type { Database } from '../db/client.js';
 import { customers, invoices, products, stockMovements } from '../db/schema.js';
@@ -95,7 +95,7 @@ interface Catalogue {
   taxId: number;
 }
 
-async function createDemoCustomers(context: RequestContext): Promise<Record<CustomerKey, number>> {
+async function createDemoCustomers(context: CompanyContext): Promise<Record<CustomerKey, number>> {
   const ids = {} as Record<CustomerKey, number>;
   for (const { key, ...customer } of DEMO_CUSTOMERS) ids[key] = (await createCustomer(context, customer)).id;
   return ids;
@@ -103,7 +103,7 @@ async function createDemoCustomers(context: RequestContext): Promise<Record<Cust
 
 /** Every product through the API's service, with opening stock; the POS already has all but two. */
 async function createDemoProducts(
-  context: RequestContext,
+  context: CompanyContext,
   taxId: number,
 ): Promise<Record<ProductKey, number>> {
   const { db, companyId } = context;
@@ -145,7 +145,7 @@ function lineMaker(catalogue: Catalogue) {
  * unpaid, cancelled, a walk-in sale, and two drafts a partner system created.
  */
 async function createDemoInvoices(
-  context: RequestContext,
+  context: CompanyContext,
   catalogue: Catalogue,
   today: string,
 ): Promise<{ invoices: { id: number; customer: CustomerKey | 'global' }[]; receipts: number }> {
@@ -168,7 +168,7 @@ async function createDemoInvoices(
     return { id, customer };
   };
   const receipt = (invoiceId: number, amount: Decimal | string, daysAgo: number, method: string) =>
-    recordReceipt(db, {
+    recordReceipt(context, {
       invoiceId,
       amount: typeof amount === 'string' ? amount : amount.toFixed(2),
       date: addDays(today, -daysAgo),
@@ -177,7 +177,7 @@ async function createDemoInvoices(
 
   // Paid in full, in two receipts (M-Pesa, then cash).
   const paid = await draft('ana', 12, 0, [line('cabaz', 2), line('entrega', 1)], 'Encomenda telefónica');
-  await issueInvoice(db, paid.id);
+  await issueInvoice(context, paid.id);
   const paidTotal = await grandTotalOf(db, paid.id);
   const firstPart = paidTotal.div(2).toDecimalPlaces(0, Decimal.ROUND_DOWN);
   await receipt(paid.id, firstPart, 12, 'mpesa');
@@ -191,21 +191,21 @@ async function createDemoInvoices(
     [line('arroz', 20), line('acucar', 10, { discount: 5 }), line('milho', 8), line('entrega', 1)],
     'Requisição 2024/117',
   );
-  await issueInvoice(db, partial.id);
+  await issueInvoice(context, partial.id);
   await receipt(partial.id, '5000.00', 20, 'bank_transfer');
 
   // Unpaid: issued, due in ten days.
   const unpaid = await draft('joao', 5, 15, [line('milho', 2), line('agua', 6), line('oleo', 3)]);
-  await issueInvoice(db, unpaid.id);
+  await issueInvoice(context, unpaid.id);
 
   // Cancelled: issued with the wrong quantities, then cancelled.
   const cancelled = await draft('transportes', 8, 15, [line('agua', 50, { discount: 10 })], 'Pedido 88');
-  await issueInvoice(db, cancelled.id);
-  await cancelInvoice(db, cancelled.id);
+  await issueInvoice(context, cancelled.id);
+  await cancelInvoice(context, cancelled.id);
 
   // A sale to the walk-in customer, paid on the spot.
   const counter = await draft('global', 2, 0, [line('oleo', 2), line('acucar', 1)]);
-  await issueInvoice(db, counter.id);
+  await issueInvoice(context, counter.id);
   await receipt(counter.id, await grandTotalOf(db, counter.id), 2, 'cash');
 
   // Drafts, as a partner system would leave them through the API.
@@ -221,11 +221,12 @@ async function createDemoInvoices(
   return { invoices: [restaurant, beira, unpaid, partial, paid, counter, cancelled], receipts: 4 };
 }
 
-export async function createDemo(db: Database, options: { timeZone: string }): Promise<DemoResult> {
-  const today = todayIn(options.timeZone);
-  return db.transaction(async (tx) => {
+/** The demo company, in one transaction; its keys' `expires_at` in the context's time zone. */
+export async function createDemo(acting: ActingContext): Promise<DemoResult> {
+  const today = todayIn(acting.timeZone);
+  return acting.db.transaction(async (tx) => {
     const company = await setPartnerApi(tx, (await createCompany(tx, { ...DEMO_COMPANY })).id, true);
-    const context: RequestContext = { db: tx, companyId: company.id, timeZone: options.timeZone };
+    const context = forCompany(inTransaction(acting, tx), company.id);
     const tax = await createTax(tx, { companyId: company.id, name: 'IVA 16%', rate: '16' });
     const catalogue: Catalogue = {
       globalCustomerId: await findOrCreateConsumidorFinal(tx),
@@ -237,23 +238,21 @@ export async function createDemo(db: Database, options: { timeZone: string }): P
 
     // Treasury movements that are not receipts: the API never shows them.
     const companyId = company.id;
-    await recordMovement(tx, { companyId, kind: 'salary', amount: '18500.00', date: addDays(today, -3) });
-    await recordMovement(tx, {
+    await recordMovement(context, {
+      companyId,
+      kind: 'salary',
+      amount: '18500.00',
+      date: addDays(today, -3),
+    });
+    await recordMovement(context, {
       companyId,
       kind: 'supplier_payment',
       amount: '42750.00',
       date: addDays(today, -15),
     });
 
-    const liveKey = await createApiKey(tx, {
-      companyId,
-      mode: 'live',
-      scopes: [...SCOPES],
-      days: 365,
-      timeZone: options.timeZone,
-    });
-    const testKey = await createApiKey(tx, {
-      timeZone: options.timeZone,
+    const liveKey = await createApiKey(context, { companyId, mode: 'live', scopes: [...SCOPES], days: 365 });
+    const testKey = await createApiKey(context, {
       companyId,
       mode: 'test',
       scopes: [...DEMO_TEST_SCOPES],

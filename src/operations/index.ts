@@ -1,27 +1,36 @@
 // The one dispatch table of operator operations, shared by the command line (which runs them on
 // its own database connection) and the server's admin socket (which runs them on the server's
-// handle). Each entry checks its raw arguments (strings from the command line, or the same JSON
-// sent over the socket) and calls the operation function; results are plain JSON objects.
+// handle). Each entry reads its raw arguments (strings from the command line, or the same JSON
+// sent over the socket) with the readers of src/operations/define.ts and calls the operation
+// function; results are plain JSON objects, typed: `OperationResult<'keys.create'>`.
 //
 // Every operation changes something unless it says `reads: true`, and each change is audited
-// (src/operations/audit.ts): the operation and its audit record run in one transaction. An
-// argument of the wrong form is an ArgumentError (a usage error: exit status 2); a refusal of a
-// well-formed request is an OperationError (exit status 1).
-import type { WebhookConfig } from '../config.js';
-import type { Database, DatabaseHandle } from '../db/client.js';
+// (src/operations/audit.ts): the operation and its audit record run in one transaction, with the
+// operator (--actor or the OS user, and the command) as the actor of the context it runs in.
+import { type ActingContext, forCompany, type OperatorActor } from '../context.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../db/schema.js';
-import { Decimal, moneyFromText } from '../money.js';
-import { idFromText, isCalendarDate } from '../values.js';
-import {
-  createApiKey,
-  type KeyMode,
-  listApiKeys,
-  MAX_KEY_DAYS,
-  parseScopes,
-  revokeApiKey,
-} from './api-keys.js';
-import { type AuditTarget, listAuditEntries, osUser, writeAuditEntry } from './audit.js';
+import { createApiKey, type KeyMode, listApiKeys, MAX_KEY_DAYS, revokeApiKey } from './api-keys.js';
+import { type AuditTarget, listAuditEntries, writeAuditEntry } from './audit.js';
 import { createCompany, listCompanies, requireCompany, setPartnerApi } from './companies.js';
+import {
+  amountArg,
+  choice,
+  define,
+  flag,
+  idArg,
+  limitArg,
+  type Operation,
+  type OperationSetup,
+  optionalDate,
+  optionalId,
+  optionalInteger,
+  optionalText,
+  type RawArgs,
+  rateArg,
+  scopesArg,
+  sinceArg,
+  textArg,
+} from './define.js';
 import { ArgumentError, OperationError } from './errors.js';
 import { createGlobalCustomer } from './global-customers.js';
 import {
@@ -37,161 +46,7 @@ import { listPendingPosSync } from './pos.js';
 import { createTax } from './taxes.js';
 import { webhookOperations } from './webhooks.js';
 
-export interface OperationContext {
-  db: Database;
-  handle: DatabaseHandle;
-  /** The service's time zone (config TZ_NAME), for "today". */
-  timeZone: string;
-  /** WEBHOOK_* settings (URL policy); read from the environment when absent. */
-  webhooks?: WebhookConfig;
-}
-
-type RawArgs = Record<string, unknown>;
-
-interface OperationDefinition<A, R> {
-  parse(raw: RawArgs): A;
-  run(context: OperationContext, args: A): Promise<R>;
-  /** Only reads: not audited, no transaction. */
-  reads?: true;
-  /**
-   * Makes network calls between its own short transactions (webhooks test): never wrapped in one
-   * transaction, which would stay open for the whole call; audited once it has ended.
-   */
-  ownTransactions?: true;
-  /**
-   * What a change touched, for its audit record (`result` is absent when it was refused). By
-   * default: the object is `result.id` of the command group's kind, the company `args.companyId`
-   * or `result.company_id`.
-   */
-  target?(args: A, result: R | undefined): AuditTarget;
-}
-
-function define<A, R>(definition: OperationDefinition<A, R>): OperationDefinition<A, R> {
-  return definition;
-}
-
-// ---- argument checks: accept the command line's strings and the socket's JSON alike ----
-
-export function idArg(raw: RawArgs, key: string, label = key): number {
-  const value = raw[key];
-  const text = typeof value === 'number' ? String(value) : value;
-  const id = typeof text === 'string' ? idFromText(text.trim()) : null;
-  if (id === null) {
-    throw new ArgumentError(
-      value === undefined || value === '' ? `${label} is required` : `${label} must be a positive integer id`,
-    );
-  }
-  return id;
-}
-
-function optionalId(raw: RawArgs, key: string, label = key): number | undefined {
-  return raw[key] === undefined ? undefined : idArg(raw, key, label);
-}
-
-function textArg(raw: RawArgs, key: string, label = key): string {
-  const value = raw[key];
-  if (typeof value !== 'string' || value.trim() === '') throw new ArgumentError(`${label} is required`);
-  return value.trim();
-}
-
-function optionalText(raw: RawArgs, key: string, label = key): string | undefined {
-  const value = raw[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new ArgumentError(`${label} must be text`);
-  return value.trim() === '' ? undefined : value.trim();
-}
-
-function flag(raw: RawArgs, key: string): boolean {
-  const value = raw[key];
-  if (value === undefined || value === false) return false;
-  if (value === true) return true;
-  throw new ArgumentError(`${key} is a flag without a value`);
-}
-
-function choice<T extends string>(raw: RawArgs, key: string, values: readonly T[]): T | undefined {
-  const value = raw[key];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) {
-    throw new ArgumentError(`${key} must be one of ${values.join(', ')}`);
-  }
-  return value as T;
-}
-
-/** An amount as text ("1250.00"): a positive amount of money with at most 2 decimals. */
-function amountText(raw: RawArgs, key: string): string {
-  const value = raw[key];
-  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
-  if (typeof text !== 'string' || text.trim() === '') throw new ArgumentError(`${key} is required`);
-  const amount = moneyFromText(text);
-  if (typeof amount !== 'string') throw new ArgumentError(amount.problem);
-  return text.trim();
-}
-
-function optionalDate(raw: RawArgs, key: string): string | undefined {
-  const value = raw[key];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !isCalendarDate(value)) {
-    throw new ArgumentError(`${key} must be a date YYYY-MM-DD`);
-  }
-  return value;
-}
-
-function scopesArg(raw: RawArgs): string[] | undefined {
-  const value = raw.scopes;
-  if (value === undefined) return undefined;
-  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : null;
-  if (!list || list.some((scope) => typeof scope !== 'string')) {
-    throw new ArgumentError('scopes must be a comma-separated list, or all');
-  }
-  const scopes = (list as string[]).map((scope) => scope.trim()).filter((scope) => scope !== '');
-  try {
-    parseScopes(scopes);
-  } catch (error) {
-    throw new ArgumentError((error as Error).message);
-  }
-  return scopes;
-}
-
-function daysArg(raw: RawArgs): number | undefined {
-  const value = raw.days;
-  if (value === undefined) return undefined;
-  const text = typeof value === 'number' ? String(value) : value;
-  if (
-    typeof text !== 'string' ||
-    !/^[0-9]{1,4}$/.test(text.trim()) ||
-    !inRange(Number(text), 1, MAX_KEY_DAYS)
-  ) {
-    throw new ArgumentError(`days must be an integer from 1 to ${MAX_KEY_DAYS}`);
-  }
-  return Number(text);
-}
-
-function inRange(value: number, min: number, max: number): boolean {
-  return value >= min && value <= max;
-}
-
-/** How many rows a list shows: 1 to 1000, `fallback` when not given. */
-function limitArg(raw: RawArgs, fallback: number): number {
-  const value = raw.limit;
-  if (value === undefined) return fallback;
-  const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || !/^[0-9]{1,4}$/.test(text.trim()) || !inRange(Number(text), 1, 1000)) {
-    throw new ArgumentError('limit must be an integer from 1 to 1000');
-  }
-  return Number(text);
-}
-
-/** A percentage from 0 to 100 with at most 4 decimals, as text. */
-function rateArg(raw: RawArgs): string {
-  const value = raw.rate;
-  const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || text.trim() === '') throw new ArgumentError('rate is required');
-  const problem = 'rate must be a percentage from 0 to 100 with at most 4 decimal places';
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(text.trim())) throw new ArgumentError(`${problem}, got "${text}"`);
-  const rate = new Decimal(text.trim());
-  if (rate.gt(100) || rate.decimalPlaces() > 4) throw new ArgumentError(`${problem}, got "${text}"`);
-  return text.trim();
-}
+export type { OperationSetup } from './define.js';
 
 function methodArg(raw: RawArgs): string | undefined {
   const method = optionalText(raw, 'method');
@@ -208,20 +63,6 @@ function methodArg(raw: RawArgs): string | undefined {
   return method;
 }
 
-/** A calendar date YYYY-MM-DD or an ISO 8601 timestamp with its offset. */
-function sinceArg(raw: RawArgs): string | undefined {
-  const value = raw.since;
-  if (value === undefined) return undefined;
-  const valid =
-    typeof value === 'string' &&
-    (isCalendarDate(value) ||
-      (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
-        !Number.isNaN(Date.parse(value))));
-  if (!valid)
-    throw new ArgumentError('since must be a date YYYY-MM-DD or a timestamp like 2026-11-22T09:30:00+02:00');
-  return value;
-}
-
 // ---- the table ----
 
 export const operations = {
@@ -229,7 +70,7 @@ export const operations = {
     // Changes the schema, not the data; the audit table itself may not exist before it runs.
     reads: true,
     parse: () => ({}),
-    run: async ({ handle }) => {
+    run: async (_context, _args, { handle }) => {
       const { runMigrations } = await import('../db/migrate.js');
       await runMigrations(handle);
       return { migrated: true, storage: handle.description };
@@ -262,22 +103,22 @@ export const operations = {
       companyId: idArg(raw, 'company', 'company'),
       mode: choice<KeyMode>(raw, 'mode', ['live', 'test']),
       scopes: scopesArg(raw),
-      days: daysArg(raw),
+      days: optionalInteger(raw, 'days', 1, MAX_KEY_DAYS),
     }),
-    run: ({ db, timeZone }, args) => createApiKey(db, { ...args, timeZone }),
+    run: (context, args) => createApiKey(context, args),
     target: (args, result) => ({ type: 'api_key', id: result?.id ?? null, company: args.companyId }),
   }),
   'keys.list': define({
     reads: true,
     parse: (raw) => ({ companyId: idArg(raw, 'company', 'company') }),
-    run: async ({ db, timeZone }, args) => {
-      await requireCompany(db, args.companyId);
-      return { company_id: args.companyId, keys: await listApiKeys(db, args.companyId, timeZone) };
+    run: async (context, args) => {
+      await requireCompany(context.db, args.companyId);
+      return { company_id: args.companyId, keys: await listApiKeys(context, args.companyId) };
     },
   }),
   'keys.revoke': define({
     parse: (raw) => ({ id: idArg(raw, 'id', 'key id') }),
-    run: ({ db, timeZone }, args) => revokeApiKey(db, args.id, timeZone),
+    run: (context, args) => revokeApiKey(context, args.id),
     target: (args) => ({ type: 'api_key', id: args.id, company: { of: 'api_key', id: args.id } }),
   }),
 
@@ -339,23 +180,23 @@ export const operations = {
   }),
   'invoices.issue': define({
     parse: (raw) => ({ id: idArg(raw, 'id', 'invoice id') }),
-    run: ({ db, timeZone }, args) => issueInvoice(db, args.id, timeZone),
+    run: (context, args) => issueInvoice(context, args.id),
     target: (args) => ({ type: 'invoice', id: args.id, company: { of: 'invoice', id: args.id } }),
   }),
   'invoices.cancel': define({
     parse: (raw) => ({ id: idArg(raw, 'id', 'invoice id') }),
-    run: ({ db, timeZone }, args) => cancelInvoice(db, args.id, timeZone),
+    run: (context, args) => cancelInvoice(context, args.id),
     target: (args) => ({ type: 'invoice', id: args.id, company: { of: 'invoice', id: args.id } }),
   }),
 
   'payments.record': define({
     parse: (raw) => ({
       invoiceId: idArg(raw, 'invoice', 'invoice'),
-      amount: amountText(raw, 'amount'),
+      amount: amountArg(raw, 'amount'),
       date: optionalDate(raw, 'date'),
       method: methodArg(raw),
     }),
-    run: ({ db, timeZone }, args) => recordReceipt(db, { ...args, timeZone }),
+    run: (context, args) => recordReceipt(context, args),
     target: (args, result) => ({
       type: 'payment',
       id: result?.id ?? null,
@@ -369,27 +210,30 @@ export const operations = {
       return {
         companyId: idArg(raw, 'company', 'company'),
         kind,
-        amount: amountText(raw, 'amount'),
+        amount: amountArg(raw, 'amount'),
         date: optionalDate(raw, 'date'),
       };
     },
-    run: ({ db, timeZone }, args) => recordMovement(db, { ...args, timeZone }),
+    run: (context, args) => recordMovement(context, args),
     target: (args, result) => ({ type: 'payment', id: result?.id ?? null, company: args.companyId }),
   }),
 
   'pos.pending': define({
     reads: true,
     parse: (raw) => ({ companyId: idArg(raw, 'company', 'company') }),
-    run: async ({ db, timeZone }, args) => {
-      await requireCompany(db, args.companyId);
-      return { company_id: args.companyId, products: await listPendingPosSync(db, args.companyId, timeZone) };
+    run: async (context, args) => {
+      await requireCompany(context.db, args.companyId);
+      return {
+        company_id: args.companyId,
+        products: await listPendingPosSync(forCompany(context, args.companyId)),
+      };
     },
   }),
 
   demo: define({
     parse: () => ({}),
     // Loaded on demand: the demo uses the API's services, which the other commands do not need.
-    run: async ({ db, timeZone }) => (await import('./demo.js')).createDemo(db, { timeZone }),
+    run: async (context) => (await import('./demo.js')).createDemo(context),
     target: (_args, result) => ({ type: 'company', id: result?.id ?? null, company: result?.id ?? null }),
   }),
 
@@ -400,7 +244,7 @@ export const operations = {
       since: sinceArg(raw),
       limit: limitArg(raw, 100),
     }),
-    run: async ({ db, timeZone }, args) => ({ entries: await listAuditEntries(db, { ...args, timeZone }) }),
+    run: async (context, args) => ({ entries: await listAuditEntries(context, args) }),
   }),
 
   ...webhookOperations,
@@ -408,17 +252,52 @@ export const operations = {
 
 export type OperationName = keyof typeof operations;
 
+type ResultOf<O> = O extends Operation<infer _Args, infer Result> ? Result : never;
+type Results = { [N in OperationName]: ResultOf<(typeof operations)[N]> };
+
+/** What the named operation answers (also as JSON through the admin socket). */
+export type OperationResult<N extends OperationName> = Results[N];
+
+/** The table with each entry's argument type forgotten (method parameters are bivariant). */
+const byName: { [N in OperationName]: Operation<unknown, Results[N]> } = operations;
+
 export function isOperationName(name: string): name is OperationName {
   return Object.hasOwn(operations, name);
 }
 
+function operationNamed<N extends OperationName>(name: N): Operation<unknown, OperationResult<N>> {
+  return byName[name];
+}
+
+/**
+ * An operation asked for by name with JSON arguments (the admin socket): refused with an
+ * OperationError unless the name is one of the table's and the arguments an object.
+ */
+export function executeNamedOperation(
+  setup: OperationSetup,
+  name: string,
+  raw: unknown,
+  operator: string,
+): Promise<unknown> {
+  if (!isOperationName(name)) throw new OperationError(`unknown operation ${name}`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new OperationError('the arguments must be an object');
+  }
+  return executeOperation(setup, name, raw as RawArgs, operator);
+}
+
 /** Whether the named operation only reads (is not audited). */
-export function isReadOnly(name: string): boolean {
-  return isOperationName(name) && (operations[name] as OperationDefinition<unknown, unknown>).reads === true;
+export function isReadOnly(name: OperationName): boolean {
+  return operationNamed(name).reads === true;
+}
+
+/** Reads the arguments without running anything: an ArgumentError for the first of the wrong form. */
+export function checkArguments(name: OperationName, raw: RawArgs): void {
+  operationNamed(name).parse(raw);
 }
 
 /** `keys.revoke` -> `keys revoke`: the command as the operator types it. */
-function commandOf(name: string): string {
+export function commandOf(name: OperationName): string {
   return name.replace('.', ' ');
 }
 
@@ -433,7 +312,7 @@ const GROUP_OBJECTS: Record<string, string> = {
   webhooks: 'webhook',
 };
 
-function defaultTarget(name: string, args: unknown, result: unknown): AuditTarget {
+function defaultTarget(name: OperationName, args: unknown, result: unknown): AuditTarget {
   const group = name.split('.')[0] ?? name;
   const fromArgs = (args as { companyId?: unknown } | undefined)?.companyId;
   const fromResult = result as { id?: unknown; company_id?: unknown } | undefined;
@@ -447,58 +326,47 @@ function defaultTarget(name: string, args: unknown, result: unknown): AuditTarge
   return { type: GROUP_OBJECTS[group] ?? group, id, company };
 }
 
-function targetOf(
-  name: string,
-  definition: OperationDefinition<unknown, unknown>,
+function targetOf<N extends OperationName>(
+  name: N,
+  operation: Operation<unknown, OperationResult<N>>,
   args: unknown,
-  result: unknown,
+  result: OperationResult<N> | undefined,
 ): AuditTarget {
   if (args === undefined) return { type: null, id: null, company: null };
-  return definition.target ? definition.target(args, result) : defaultTarget(name, args, result);
-}
-
-export interface OperationMeta {
-  /** Who runs it, for the audit trail: the OS user unless the command line says --actor. */
-  actor?: string;
+  return operation.target ? operation.target(args, result) : defaultTarget(name, args, result);
 }
 
 /**
- * Checks the arguments and runs the named operation; refusals are `OperationError`s. A change
- * runs in one transaction with its audit record; a refused or failed one is recorded after its
- * rollback; arguments of the wrong form (ArgumentError) are not recorded.
+ * Checks the arguments and runs the named operation as `operator` (--actor or the OS user);
+ * refusals are `OperationError`s. A change runs in one transaction with its audit record; a
+ * refused or failed one is recorded after its rollback; arguments of the wrong form
+ * (ArgumentError) are not recorded.
  */
-export async function executeOperation(
-  context: OperationContext,
-  name: string,
-  rawArgs: unknown,
-  meta: OperationMeta = {},
-): Promise<unknown> {
-  if (!isOperationName(name)) throw new OperationError(`unknown operation ${name}`);
-  if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) {
-    throw new OperationError('the arguments must be an object');
-  }
-  const raw = rawArgs as RawArgs;
-  const definition = operations[name] as OperationDefinition<unknown, unknown>;
-  if (definition.reads) return definition.run(context, definition.parse(raw));
+export async function executeOperation<N extends OperationName>(
+  setup: OperationSetup,
+  name: N,
+  raw: RawArgs,
+  operator: string,
+): Promise<OperationResult<N>> {
+  const operation = operationNamed(name);
+  const actor: OperatorActor = { kind: 'operator', name: operator, command: commandOf(name) };
+  const context: ActingContext = { db: setup.handle.db, timeZone: setup.timeZone, actor };
+  if (operation.reads) return operation.run(context, operation.parse(raw), setup);
 
-  const entry = { command: commandOf(name), actor: meta.actor?.trim() || osUser(), args: raw };
   let args: unknown;
   try {
-    args = definition.parse(raw);
+    args = operation.parse(raw);
     const parsed = args;
-    if (definition.ownTransactions) {
-      const result = await definition.run(context, parsed);
-      await writeAuditEntry(context.db, {
-        ...entry,
-        outcome: 'ok',
-        target: targetOf(name, definition, parsed, result),
-      });
+    if (operation.ownTransactions) {
+      const result = await operation.run(context, parsed, setup);
+      const target = targetOf(name, operation, parsed, result);
+      await writeAuditEntry(context.db, { actor, outcome: 'ok', target, args: raw });
       return result;
     }
     return await context.db.transaction(async (tx) => {
-      const result = await definition.run({ ...context, db: tx }, parsed);
-      const target = targetOf(name, definition, parsed, result);
-      await writeAuditEntry(tx, { ...entry, outcome: 'ok', target });
+      const result = await operation.run({ ...context, db: tx }, parsed, setup);
+      const target = targetOf(name, operation, parsed, result);
+      await writeAuditEntry(tx, { actor, outcome: 'ok', target, args: raw });
       return result;
     });
   } catch (error) {
@@ -506,9 +374,10 @@ export async function executeOperation(
     if (error instanceof ArgumentError) throw error;
     const refused = error instanceof OperationError;
     await writeAuditEntry(context.db, {
-      ...entry,
+      actor,
       outcome: refused ? 'refused' : 'failed',
-      target: targetOf(name, definition, args, undefined),
+      target: targetOf(name, operation, args, undefined),
+      args: raw,
       message: refused ? error.message : 'unexpected failure',
     }).catch(() => {
       // the database itself may be what failed: the command's own error is what matters

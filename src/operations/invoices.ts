@@ -1,8 +1,10 @@
 // What the application does with invoices and treasury outside the API (contract section 3:
 // "a person, inside the application"): issue a draft, cancel, record a receipt, record other
-// treasury movements. The command line calls these; each runs in one transaction and refuses an
-// operator's mistake with an OperationError.
+// treasury movements. The command line calls these with the operator's context; each runs in one
+// transaction, records its events with that context's actor, and refuses an operator's mistake
+// with an OperationError.
 import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { type ActingContext, forCompany, inTransaction } from '../context.js';
 import type { Database } from '../db/client.js';
 import {
   accountingEntries,
@@ -21,9 +23,6 @@ import { isCalendarDate, isDatabaseId } from '../values.js';
 import { recordEvent } from '../webhooks/events.js';
 import { requireCompany } from './companies.js';
 import { OperationError } from './errors.js';
-
-/** Time zone of the companies (Mozambique): "today" for a payment without a date. */
-export const COMPANY_TIME_ZONE = 'Africa/Maputo';
 
 export const FISCAL_SERIES = { invoice: 'FT', receipt: 'RC', movement: 'MV' } as const;
 
@@ -151,12 +150,8 @@ export interface IssuedInvoice {
  * down by the line quantities (one stock movement each), its cost is recorded from the products'
  * cost prices and one accounting entry is made. All in one transaction.
  */
-export async function issueInvoice(
-  db: Database,
-  invoiceId: number,
-  timeZone: string = COMPANY_TIME_ZONE,
-): Promise<IssuedInvoice> {
-  return db.transaction(async (tx) => {
+export async function issueInvoice(context: ActingContext, invoiceId: number): Promise<IssuedInvoice> {
+  return context.db.transaction(async (tx) => {
     const invoice = await lockInvoice(tx, invoiceId);
     if (invoice.status !== 'draft') {
       throw new OperationError(`invoice ${invoice.id} is ${invoice.status}: only a draft can be issued`);
@@ -224,7 +219,7 @@ export async function issueInvoice(
         updatedAt: sql`now()`,
       })
       .where(eq(invoices.id, invoice.id));
-    const event = { db: tx, companyId: invoice.companyId, timeZone };
+    const event = forCompany(inTransaction(context, tx), invoice.companyId);
     await recordEvent(event, 'invoice.issued', () => findInvoice(event, invoice.id));
     if (status === 'paid') await recordEvent(event, 'invoice.paid', () => findInvoice(event, invoice.id));
     return { id: invoice.id, invoice_code: code, status };
@@ -236,11 +231,10 @@ export async function issueInvoice(
  * issue goes back (a reversing movement per product) and the issue's entry is reversed.
  */
 export async function cancelInvoice(
-  db: Database,
+  context: ActingContext,
   invoiceId: number,
-  timeZone: string = COMPANY_TIME_ZONE,
 ): Promise<{ id: number; status: 'cancelled' }> {
-  return db.transaction(async (tx) => {
+  return context.db.transaction(async (tx) => {
     const invoice = await lockInvoice(tx, invoiceId);
     if (invoice.status === 'cancelled')
       throw new OperationError(`invoice ${invoice.id} is already cancelled`);
@@ -279,7 +273,7 @@ export async function cancelInvoice(
       .update(invoices)
       .set({ status: 'cancelled', updatedAt: sql`now()` })
       .where(eq(invoices.id, invoice.id));
-    const event = { db: tx, companyId: invoice.companyId, timeZone };
+    const event = forCompany(inTransaction(context, tx), invoice.companyId);
     await recordEvent(event, 'invoice.cancelled', () => findInvoice(event, invoice.id));
     return { id: invoice.id, status: 'cancelled' as const };
   });
@@ -289,12 +283,10 @@ export interface ReceiptInput {
   invoiceId: number;
   /** Decimal text, e.g. "1500.00". */
   amount: string;
-  /** YYYY-MM-DD; today in the company's time zone when absent. */
+  /** YYYY-MM-DD; today in the context's time zone (TZ_NAME) when absent. */
   date?: string;
   /** One of PAYMENT_METHODS; `cash` when absent. */
   method?: string;
-  /** For tests and other zones; Africa/Maputo when absent. */
-  timeZone?: string;
 }
 
 export interface RecordedReceipt {
@@ -325,12 +317,11 @@ function methodOf(raw: string | undefined): { method: PaymentMethod; type: strin
  * Records a receipt (kind `receipt`, code of series RC) against an issued invoice that is not
  * cancelled: at most what remains to pay. The invoice becomes `partially_paid` or `paid`.
  */
-export async function recordReceipt(db: Database, input: ReceiptInput): Promise<RecordedReceipt> {
+export async function recordReceipt(context: ActingContext, input: ReceiptInput): Promise<RecordedReceipt> {
   const amount = parseAmount(input.amount);
-  const paymentDate =
-    input.date === undefined ? todayIn(input.timeZone ?? COMPANY_TIME_ZONE) : parseDate(input.date);
+  const paymentDate = input.date === undefined ? todayIn(context.timeZone) : parseDate(input.date);
   const { method, type } = methodOf(input.method);
-  return db.transaction(async (tx) => {
+  return context.db.transaction(async (tx) => {
     const invoice = await lockInvoice(tx, input.invoiceId);
     if (invoice.status === 'draft') {
       throw new OperationError(`invoice ${invoice.id} is a draft: issue it before recording a receipt`);
@@ -382,7 +373,7 @@ export async function recordReceipt(db: Database, input: ReceiptInput): Promise<
         updatedAt: sql`now()`,
       })
       .where(eq(invoices.id, invoice.id));
-    const event = { db: tx, companyId: invoice.companyId, timeZone: input.timeZone ?? COMPANY_TIME_ZONE };
+    const event = forCompany(inTransaction(context, tx), invoice.companyId);
     await recordEvent(event, 'payment.created', () => findPayment(event, payment.id));
     const paidEvent = status === 'paid' ? 'invoice.paid' : 'invoice.partially_paid';
     await recordEvent(event, paidEvent, () => findInvoice(event, invoice.id));
@@ -394,9 +385,8 @@ export interface MovementInput {
   companyId: number;
   kind: MovementKind;
   amount: string;
-  /** YYYY-MM-DD; today in the company's time zone when absent. */
+  /** YYYY-MM-DD; today in the context's time zone (TZ_NAME) when absent. */
   date?: string;
-  timeZone?: string;
 }
 
 /**
@@ -404,15 +394,15 @@ export interface MovementInput {
  * row with no invoice, code of series MV. The API never shows these.
  */
 export async function recordMovement(
-  db: Database,
+  context: ActingContext,
   input: MovementInput,
 ): Promise<{ id: number; kind: MovementKind; amount: string }> {
+  const { db } = context;
   if (!(MOVEMENT_KINDS as readonly string[]).includes(input.kind)) {
     throw new OperationError(`kind must be one of ${MOVEMENT_KINDS.join(', ')}, got "${input.kind}"`);
   }
   const amount = parseAmount(input.amount);
-  const paymentDate =
-    input.date === undefined ? todayIn(input.timeZone ?? COMPANY_TIME_ZONE) : parseDate(input.date);
+  const paymentDate = input.date === undefined ? todayIn(context.timeZone) : parseDate(input.date);
   await requireCompany(db, requireId(input.companyId, 'company'));
   return db.transaction(async (tx) => {
     const code = await nextDocumentCode(tx, input.companyId, FISCAL_SERIES.movement, paymentDate);

@@ -1,7 +1,7 @@
 // The point-of-sale side of products: what the API changed and the POS has not taken yet
 // (contract rule 5: no approval step). `bin/invoicing pos pending --company ID` prints it.
 import { and, asc, eq } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import type { CompanyContext } from '../context.js';
 import { products } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
 import { formatMoney } from '../money.js';
@@ -13,16 +13,13 @@ export interface PendingPosProduct {
   /** Decimal text with two places, or null. */
   price: string | null;
   pos_price: string | null;
-  /** When the product was last changed for the POS: in `timeZone` when given, else ISO 8601 UTC. */
+  /** When the product was last changed for the POS, in the context's time zone. */
   changed_at: string | null;
 }
 
 /** Products of the company awaiting the POS synchronisation, oldest change first. */
-export async function listPendingPosSync(
-  db: Database,
-  companyId: number,
-  timeZone?: string,
-): Promise<PendingPosProduct[]> {
+export async function listPendingPosSync(context: CompanyContext): Promise<PendingPosProduct[]> {
+  const { db, companyId, timeZone } = context;
   const rows = await db
     .select({
       id: products.id,
@@ -41,11 +38,6 @@ export async function listPendingPosSync(
     name: row.name,
     price: formatMoney(row.price),
     pos_price: formatMoney(row.posPrice),
-    changed_at:
-      row.changedAt === null
-        ? null
-        : timeZone
-          ? formatTimestamp(row.changedAt, timeZone)
-          : row.changedAt.toISOString(),
+    changed_at: row.changedAt === null ? null : formatTimestamp(row.changedAt, timeZone),
   }));
 }

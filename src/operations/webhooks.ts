@@ -1,9 +1,9 @@
 // Operator actions on webhooks (bin/invoicing webhooks ...), merged into the operations table of
-// src/operations/index.ts. The model and the delivery machinery are src/webhooks/; this file
-// checks the raw arguments (command-line strings or the admin socket's JSON) and turns the
-// model's refusals into OperationErrors.
+// src/operations/index.ts, in the same shape and with the same argument readers as every other
+// operation (src/operations/define.ts). The model and the delivery machinery are src/webhooks/;
+// the model's refusals become OperationErrors here.
 import { eq } from 'drizzle-orm';
-import { loadConfig, type WebhookConfig } from '../config.js';
+import { type ActingContext, forCompany } from '../context.js';
 import type { Database } from '../db/client.js';
 import { companies } from '../db/schema.js';
 import { attemptDelivery, loadDelivery, saveOutcome } from '../webhooks/deliveries.js';
@@ -11,6 +11,7 @@ import {
   createEndpoint,
   deliveryLog,
   listEndpoints,
+  parseEventList,
   requireEndpoint,
   resendEvent,
   rotateSecret,
@@ -21,45 +22,71 @@ import { recordPing } from '../webhooks/events.js';
 import { UnsafeUrl } from '../webhooks/url-safety.js';
 import { wakeLocalWorkers } from '../webhooks/worker.js';
 import { requireCompany } from './companies.js';
-import { OperationError } from './errors.js';
-import type { OperationContext } from './index.js';
-
-type RawArgs = Record<string, unknown>;
+import {
+  define,
+  flag,
+  idArg,
+  limitArg,
+  listArg,
+  type OperationSetup,
+  type RawArgs,
+  textArg,
+} from './define.js';
+import { ArgumentError, OperationError } from './errors.js';
 
 /** A ping is attempted by `webhooks test` itself; a worker takes it only if still pending after this. */
 const PING_HOLD_MS = 60_000;
-const MAX_LOG_ROWS = 1000;
 
-function webhookSettings(context: OperationContext): WebhookConfig {
-  return context.webhooks ?? loadConfig(process.env).webhooks;
-}
-
-function idOf(raw: RawArgs, key: string, label: string): number {
-  const value = raw[key];
-  const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || !/^[1-9][0-9]{0,9}$/.test(text.trim()) || Number(text) > 2_147_483_647) {
-    throw new OperationError(
-      value === undefined || value === '' ? `${label} is required` : `${label} must be a positive integer id`,
-    );
-  }
-  return Number(text);
-}
-
-function textOf(raw: RawArgs, key: string, label = key): string {
-  const value = raw[key];
-  if (typeof value !== 'string' || value.trim() === '') throw new OperationError(`${label} is required`);
-  return value.trim();
+/**
+ * Whose WEBHOOK_ALLOW_* decided a URL refusal. Inside the server (embedded database) only the
+ * server's own settings, read when it started, count; run by the command itself they decide the
+ * endpoint's creation, but the server applies its own to every delivery anyway.
+ */
+function whoseSetting(setup: OperationSetup): string {
+  return setup.runsIn === 'server'
+    ? 'this is the setting of the running server, read when it started: giving it to bin/invoicing changes nothing; set it for the server and restart it'
+    : 'the server delivers with its own setting: set it for the server too';
 }
 
 /** Runs a model call, turning its refusals into the operator's errors. */
-async function refusing<T>(work: () => Promise<T>): Promise<T> {
+async function refusing<T>(setup: OperationSetup, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
+    if (error instanceof UnsafeUrl && /WEBHOOK_ALLOW_/.test(error.message)) {
+      throw new OperationError(`${error.message} (${whoseSetting(setup)})`);
+    }
     if (error instanceof WebhookRefusal || error instanceof UnsafeUrl)
       throw new OperationError(error.message);
     throw error;
   }
+}
+
+/** `--events`: all, or known event types (an unknown one is a usage error). */
+function eventsArg(raw: RawArgs): string[] {
+  const listed = listArg(raw, 'events', 'events must be a comma-separated list, or all');
+  try {
+    return parseEventList(listed);
+  } catch (error) {
+    if (error instanceof WebhookRefusal) throw new ArgumentError(error.message);
+    throw error;
+  }
+}
+
+/** `--url`: an absolute URL (whether it is one the server may call is judged when run). */
+function urlArg(raw: RawArgs): string {
+  const url = textArg(raw, 'url');
+  if (!URL.canParse(url))
+    throw new ArgumentError(
+      `url must be an absolute URL such as https://erp.example.co.mz/webhooks, got "${url}"`,
+    );
+  return url;
+}
+
+function eventIdArg(raw: RawArgs): string {
+  const event = textArg(raw, 'event', 'event id');
+  if (!/^evt_[A-Za-z0-9]{1,64}$/.test(event)) throw new ArgumentError('event id must look like evt_...');
+  return event;
 }
 
 async function partnerApiEnabled(db: Database, companyId: number): Promise<boolean> {
@@ -75,10 +102,10 @@ async function partnerApiEnabled(db: Database, companyId: number): Promise<boole
  * queued and committed first (held back from the workers for a minute), so it is in the log, and
  * sent by a worker later should this command die before its attempt is written.
  */
-async function testEndpoint(context: OperationContext, endpointId: number) {
-  const { db, timeZone } = context;
-  const settings = webhookSettings(context);
-  const endpoint = await refusing(() => requireEndpoint(db, endpointId));
+async function testEndpoint(context: ActingContext, endpointId: number, setup: OperationSetup) {
+  const { db } = context;
+  const settings = setup.webhooks;
+  const endpoint = await refusing(setup, () => requireEndpoint(db, endpointId));
   if (!endpoint.enabled)
     throw new OperationError(`webhook endpoint ${endpointId} is disabled: enable it first`);
   if (!(await partnerApiEnabled(db, endpoint.companyId))) {
@@ -87,7 +114,7 @@ async function testEndpoint(context: OperationContext, endpointId: number) {
     );
   }
   const { eventId, deliveryId } = await db.transaction((tx) =>
-    recordPing({ db: tx, companyId: endpoint.companyId, timeZone }, endpointId, PING_HOLD_MS),
+    recordPing(forCompany({ ...context, db: tx }, endpoint.companyId), endpointId, PING_HOLD_MS),
   );
   const delivery = await loadDelivery(db, deliveryId);
   if (!delivery) throw new Error(`ping delivery ${deliveryId} vanished`);
@@ -105,92 +132,62 @@ async function testEndpoint(context: OperationContext, endpointId: number) {
   };
 }
 
-interface Definition<A, R> {
-  parse(raw: RawArgs): A;
-  run(context: OperationContext, args: A): Promise<R>;
-  /** Only reads (nothing to audit, no transaction needed). */
-  reads?: true;
-  /** Network calls between its own transactions: audited after, never inside one transaction. */
-  ownTransactions?: true;
-}
-
-const define = <A, R>(definition: Definition<A, R>) => definition;
-
 export const webhookOperations = {
   'webhooks.create': define({
-    parse: (raw) => {
-      const events = raw.events;
-      if (events !== undefined && typeof events !== 'string' && !Array.isArray(events)) {
-        throw new OperationError('events must be a comma-separated list, or all');
-      }
-      return {
-        companyId: idOf(raw, 'company', 'company'),
-        url: textOf(raw, 'url'),
-        events: events as string | string[] | undefined,
-      };
-    },
-    run: async (context, args) => {
+    parse: (raw) => ({ companyId: idArg(raw, 'company'), url: urlArg(raw), events: eventsArg(raw) }),
+    run: async (context, args, setup) => {
       await requireCompany(context.db, args.companyId);
-      return refusing(() => createEndpoint(context.db, args, webhookSettings(context)));
+      return refusing(setup, () => createEndpoint(context, args, setup.webhooks));
     },
   }),
   'webhooks.list': define({
     reads: true,
-    parse: (raw) => ({ companyId: idOf(raw, 'company', 'company') }),
-    run: async ({ db }, args) => {
-      await requireCompany(db, args.companyId);
-      return { company_id: args.companyId, endpoints: await listEndpoints(db, args.companyId) };
+    parse: (raw) => ({ companyId: idArg(raw, 'company') }),
+    run: async (context, args) => {
+      await requireCompany(context.db, args.companyId);
+      return { company_id: args.companyId, endpoints: await listEndpoints(context, args.companyId) };
     },
   }),
   'webhooks.disable': define({
-    parse: (raw) => ({ id: idOf(raw, 'id', 'endpoint id') }),
-    run: (context, args) =>
-      refusing(() => setEndpointEnabled(context.db, args.id, false, webhookSettings(context))),
+    parse: (raw) => ({ id: idArg(raw, 'id', 'endpoint id') }),
+    run: (context, args, setup) =>
+      refusing(setup, () => setEndpointEnabled(context, args.id, false, setup.webhooks)),
   }),
   'webhooks.enable': define({
-    parse: (raw) => ({ id: idOf(raw, 'id', 'endpoint id') }),
-    run: async (context, args) => {
-      const endpoint = await refusing(() =>
-        setEndpointEnabled(context.db, args.id, true, webhookSettings(context)),
+    parse: (raw) => ({ id: idArg(raw, 'id', 'endpoint id') }),
+    run: async (context, args, setup) => {
+      const endpoint = await refusing(setup, () =>
+        setEndpointEnabled(context, args.id, true, setup.webhooks),
       );
       wakeLocalWorkers();
       return endpoint;
     },
   }),
   'webhooks.rotate-secret': define({
-    parse: (raw) => ({ id: idOf(raw, 'id', 'endpoint id') }),
-    run: ({ db }, args) => refusing(() => rotateSecret(db, args.id)),
+    parse: (raw) => ({ id: idArg(raw, 'id', 'endpoint id') }),
+    run: (context, args, setup) => refusing(setup, () => rotateSecret(context, args.id)),
   }),
   'webhooks.test': define({
     ownTransactions: true,
-    parse: (raw) => ({ id: idOf(raw, 'id', 'endpoint id') }),
-    run: (context, args) => testEndpoint(context, args.id),
+    parse: (raw) => ({ id: idArg(raw, 'id', 'endpoint id') }),
+    run: (context, args, setup) => testEndpoint(context, args.id, setup),
   }),
   'webhooks.deliveries': define({
     reads: true,
-    parse: (raw) => {
-      const limit = raw.limit === undefined ? 20 : Number(raw.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LOG_ROWS) {
-        throw new OperationError(`limit must be an integer from 1 to ${MAX_LOG_ROWS}`);
-      }
-      if (raw.failed !== undefined && typeof raw.failed !== 'boolean') {
-        throw new OperationError('failed is a flag without a value');
-      }
-      return { id: idOf(raw, 'id', 'endpoint id'), failedOnly: raw.failed === true, limit };
-    },
-    run: async ({ db }, args) => ({
+    parse: (raw) => ({
+      id: idArg(raw, 'id', 'endpoint id'),
+      failedOnly: flag(raw, 'failed'),
+      limit: limitArg(raw, 20),
+    }),
+    run: async (context, args, setup) => ({
       endpoint_id: args.id,
-      deliveries: await refusing(() => deliveryLog(db, args.id, args)),
+      deliveries: await refusing(setup, () => deliveryLog(context, args.id, args)),
     }),
   }),
   'webhooks.resend': define({
-    parse: (raw) => {
-      const event = textOf(raw, 'event', 'event id');
-      if (!/^evt_[A-Za-z0-9]{1,64}$/.test(event)) throw new OperationError('event id must look like evt_...');
-      return { event };
-    },
-    run: async ({ db }, args) => {
-      const result = await refusing(() => resendEvent(db, args.event));
+    parse: (raw) => ({ event: eventIdArg(raw) }),
+    run: async ({ db }, args, setup) => {
+      const result = await refusing(setup, () => resendEvent(db, args.event));
       wakeLocalWorkers();
       return result;
     },

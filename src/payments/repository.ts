@@ -3,7 +3,7 @@
 // id alike (a 404 exactly like a missing id). The treasury account never leaves.
 import { and, count, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
-import type { RequestContext } from '../context.js';
+import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import { orderByOf, type Page, type PageRequest, paginate } from '../db/lists.js';
 import { invoices, payments } from '../db/schema.js';
@@ -67,7 +67,7 @@ function toPaymentResource(row: PaymentRow, timeZone: string): PaymentResource {
 }
 
 export async function findPayment(
-  { db, companyId, timeZone }: RequestContext,
+  { db, companyId, timeZone }: CompanyContext,
   id: number,
 ): Promise<PaymentResource | null> {
   const [row] = await selectReceipts(db).where(and(eq(payments.id, id), visibleReceipts(companyId)));
@@ -75,7 +75,7 @@ export async function findPayment(
 }
 
 export async function listPayments(
-  context: RequestContext,
+  context: CompanyContext,
   query: Static<typeof PaymentListQuery>,
   page: PageRequest,
 ): Promise<Page<PaymentResource>> {

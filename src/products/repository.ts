@@ -1,7 +1,7 @@
 // Reads of products, as resources. A company sees its own products, and nothing else (there are
 // no global products).
 import { and, asc, count, eq, gte, inArray, isNull, or, type SQL } from 'drizzle-orm';
-import type { RequestContext } from '../context.js';
+import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import { instantOf, orderByOf, type Page, type PageRequest, paginate, searchCondition } from '../db/lists.js';
 import { productCategories, productCategoryLinks, products, taxes } from '../db/schema.js';
@@ -56,7 +56,7 @@ const selection = { product: products, taxRate: taxes.rate };
 
 /** Rows of `select ... from products left join taxes` -> resources with their categories. */
 async function withCategories(
-  { db, companyId, timeZone }: RequestContext,
+  { db, companyId, timeZone }: CompanyContext,
   rows: { product: ProductRow; taxRate: string | null }[],
 ): Promise<ProductResource[]> {
   const names = new Map<number, string[]>();
@@ -97,7 +97,7 @@ function selectProducts(db: Database, companyId: number) {
 }
 
 export async function listProducts(
-  context: RequestContext,
+  context: CompanyContext,
   query: ProductListQuery,
   page: PageRequest,
 ): Promise<Page<ProductResource>> {
@@ -142,7 +142,7 @@ export async function listProducts(
   });
 }
 
-export async function findProduct(context: RequestContext, id: number): Promise<ProductResource | null> {
+export async function findProduct(context: CompanyContext, id: number): Promise<ProductResource | null> {
   const rows = await selectProducts(context.db, context.companyId).where(
     and(eq(products.id, id), ownedBy(context.companyId)),
   );

@@ -17,7 +17,7 @@
 // - Both functions work on a plain database or inside a caller's transaction (a savepoint then).
 
 import { and, eq, sql } from 'drizzle-orm';
-import { inTransaction, type RequestContext } from '../context.js';
+import { type CompanyContext, inTransaction } from '../context.js';
 import type { Database } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { type ProductType, productCodeSequences, products, taxes } from '../db/schema.js';
@@ -44,7 +44,7 @@ const TAX_NOT_FOUND = 'Imposto inexistente.';
 /** Attempts at a code before giving up (only codes taken outside the API are ever skipped). */
 const CODE_ATTEMPTS = 50;
 
-async function taxExistsFor({ db, companyId }: RequestContext, taxId: number): Promise<boolean> {
+async function taxExistsFor({ db, companyId }: CompanyContext, taxId: number): Promise<boolean> {
   if (!isDatabaseId(taxId)) return false;
   const [row] = await db
     .select({ id: taxes.id })
@@ -64,7 +64,7 @@ interface CheckedMoney {
  * cannot use. Takes any JSON, so the same rules also complete the 422 of a body whose schema
  * failed (src/http/input-checks.ts), and every problem is named at once.
  */
-export async function productBodyProblems(context: RequestContext, body: unknown): Promise<FieldErrors> {
+export async function productBodyProblems(context: CompanyContext, body: unknown): Promise<FieldErrors> {
   const errors: FieldErrors = {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return errors;
   const fields = body as Record<string, unknown>;
@@ -81,7 +81,7 @@ export async function productBodyProblems(context: RequestContext, body: unknown
 }
 
 /** Refuses a schema-valid body that breaks an own rule; otherwise its amounts as exact text. */
-async function checkOwnRules(context: RequestContext, input: ProductBody): Promise<CheckedMoney> {
+async function checkOwnRules(context: CompanyContext, input: ProductBody): Promise<CheckedMoney> {
   const errors = await productBodyProblems(context, input);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   const text = (value: number) => moneyFromJson(value) as string; // checked just above
@@ -129,7 +129,7 @@ async function nextCodeNumber(db: Database, companyId: number, type: ProductType
   return row.value;
 }
 
-export async function createProduct(context: RequestContext, input: ProductBody): Promise<ProductResource> {
+export async function createProduct(context: CompanyContext, input: ProductBody): Promise<ProductResource> {
   const { db, companyId } = context;
   const money = await checkOwnRules(context, input);
   const values = {
@@ -167,7 +167,7 @@ export async function createProduct(context: RequestContext, input: ProductBody)
 }
 
 /** Whether the id is a product of the company (checked before a PUT's body). */
-export async function isOwnProduct({ db, companyId }: RequestContext, id: number): Promise<boolean> {
+export async function isOwnProduct({ db, companyId }: CompanyContext, id: number): Promise<boolean> {
   const [row] = await db
     .select({ id: products.id })
     .from(products)
@@ -181,7 +181,7 @@ export async function isOwnProduct({ db, companyId }: RequestContext, id: number
  * starts at 0. Null if the id is not one of the company's products.
  */
 export async function updateProduct(
-  context: RequestContext,
+  context: CompanyContext,
   id: number,
   input: ProductBody,
 ): Promise<ProductResource | null> {

@@ -5,9 +5,12 @@
 //   partner can switch without losing a delivery; a second rotation within that time drops the
 //   oldest secret.
 // - Enabling re-checks the URL (the addresses behind a name may have changed).
+// - Times are shown in the context's time zone (TZ_NAME) with their offset, like everywhere else.
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { ActingContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.js';
+import { formatTimestamp } from '../format.js';
 import { ALL_EVENTS, EVENT_TYPES, isEventType } from './event-types.js';
 import { newSecret } from './signer.js';
 import { checkEndpointUrl, type Resolver, systemResolver, type UrlPolicy } from './url-safety.js';
@@ -39,8 +42,9 @@ function eventsShown(events: readonly string[]): string[] {
   return events.includes(ALL_EVENTS) ? ['all'] : [...events];
 }
 
-function summaryOf(row: EndpointRow, now = new Date()): EndpointSummary {
+function summaryOf(row: EndpointRow, timeZone: string, now = new Date()): EndpointSummary {
   const previousValid = row.previousSecretExpiresAt && row.previousSecretExpiresAt > now;
+  const shown = (at: Date | null) => (at ? formatTimestamp(at, timeZone) : null);
   return {
     id: row.id,
     company_id: row.companyId,
@@ -48,9 +52,9 @@ function summaryOf(row: EndpointRow, now = new Date()): EndpointSummary {
     events: eventsShown(row.events),
     enabled: row.enabled,
     disabled_reason: row.disabledReason,
-    disabled_at: row.disabledAt?.toISOString() ?? null,
-    previous_secret_valid_until: previousValid ? (row.previousSecretExpiresAt?.toISOString() ?? null) : null,
-    created_at: row.createdAt.toISOString(),
+    disabled_at: shown(row.disabledAt),
+    previous_secret_valid_until: previousValid ? shown(row.previousSecretExpiresAt) : null,
+    created_at: formatTimestamp(row.createdAt, timeZone),
   };
 }
 
@@ -74,7 +78,7 @@ async function checkedUrl(raw: string, policy: UrlPolicy, resolver: Resolver): P
 }
 
 export async function createEndpoint(
-  db: Database,
+  { db, timeZone }: ActingContext,
   input: { companyId: number; url: string; events?: string | readonly string[] },
   policy: UrlPolicy,
   resolver: Resolver = systemResolver,
@@ -87,16 +91,19 @@ export async function createEndpoint(
     .values({ companyId: input.companyId, url, events, secret })
     .returning();
   if (!row) throw new Error('endpoint insert returned no row');
-  return { ...summaryOf(row), secret };
+  return { ...summaryOf(row, timeZone), secret };
 }
 
-export async function listEndpoints(db: Database, companyId: number): Promise<EndpointSummary[]> {
+export async function listEndpoints(
+  { db, timeZone }: ActingContext,
+  companyId: number,
+): Promise<EndpointSummary[]> {
   const rows = await db
     .select()
     .from(webhookEndpoints)
     .where(eq(webhookEndpoints.companyId, companyId))
     .orderBy(asc(webhookEndpoints.id));
-  return rows.map((row) => summaryOf(row));
+  return rows.map((row) => summaryOf(row, timeZone));
 }
 
 export async function requireEndpoint(db: Database, id: number): Promise<EndpointRow> {
@@ -106,7 +113,7 @@ export async function requireEndpoint(db: Database, id: number): Promise<Endpoin
 }
 
 export async function setEndpointEnabled(
-  db: Database,
+  { db, timeZone }: ActingContext,
   id: number,
   enabled: boolean,
   policy: UrlPolicy,
@@ -129,7 +136,7 @@ export async function setEndpointEnabled(
     .where(eq(webhookEndpoints.id, id))
     .returning();
   if (!row) throw new WebhookRefusal(`webhook endpoint ${id} does not exist`);
-  return summaryOf(row);
+  return summaryOf(row, timeZone);
 }
 
 /** Called by the worker after a delivery's last failed attempt. True if it was enabled until now. */
@@ -148,7 +155,7 @@ export async function disableAfterFailures(db: Database, id: number, reason: str
 }
 
 export async function rotateSecret(
-  db: Database,
+  { db, timeZone }: ActingContext,
   id: number,
 ): Promise<{ id: number; secret: string; previous_secret_valid_until: string }> {
   const secret = newSecret();
@@ -163,7 +170,11 @@ export async function rotateSecret(
     .where(eq(webhookEndpoints.id, id))
     .returning();
   if (!row?.previousSecretExpiresAt) throw new WebhookRefusal(`webhook endpoint ${id} does not exist`);
-  return { id: row.id, secret, previous_secret_valid_until: row.previousSecretExpiresAt.toISOString() };
+  return {
+    id: row.id,
+    secret,
+    previous_secret_valid_until: formatTimestamp(row.previousSecretExpiresAt, timeZone),
+  };
 }
 
 /** The secrets that sign now: the current one, and the previous one during its 24 hours. */
@@ -197,7 +208,7 @@ export interface DeliveryLogRow {
 }
 
 export async function deliveryLog(
-  db: Database,
+  { db, timeZone }: ActingContext,
   endpointId: number,
   options: { failedOnly: boolean; limit: number },
 ): Promise<DeliveryLogRow[]> {
@@ -236,8 +247,8 @@ export async function deliveryLog(
     status_code: row.statusCode,
     latency_ms: row.latencyMs,
     error: row.error,
-    at: row.at.toISOString(),
-    next_attempt_at: row.deliveryStatus === 'pending' ? row.nextAttemptAt.toISOString() : null,
+    at: formatTimestamp(row.at, timeZone),
+    next_attempt_at: row.deliveryStatus === 'pending' ? formatTimestamp(row.nextAttemptAt, timeZone) : null,
   }));
   if (options.failedOnly) return rows;
   // Deliveries still waiting for their first attempt come first (they are the newest).
@@ -269,8 +280,8 @@ export async function deliveryLog(
     status_code: null,
     latency_ms: null,
     error: null,
-    at: row.createdAt.toISOString(),
-    next_attempt_at: row.nextAttemptAt.toISOString(),
+    at: formatTimestamp(row.createdAt, timeZone),
+    next_attempt_at: formatTimestamp(row.nextAttemptAt, timeZone),
   }));
   return [...queued, ...rows].slice(0, options.limit);
 }

@@ -8,17 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
-import { type Database, queryRows } from '../db/client.js';
+import type { CompanyContext } from '../context.js';
+import { queryRows } from '../db/client.js';
 import { companies, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
 import { ALL_EVENTS, type EventType, PING_EVENT } from './event-types.js';
-
-/** Where and for whom: the write's transaction, its company, the service's time zone. */
-export interface EventContext {
-  db: Database;
-  companyId: number;
-  timeZone: string;
-}
 
 /** The resource as the API's single GET returns it, or a function that reads it so (lazily). */
 export type EventData = object | (() => Promise<object | null>);
@@ -39,7 +33,7 @@ export function eventPayload(
 }
 
 async function insertEvent(
-  context: EventContext,
+  context: CompanyContext,
   type: string,
   data: object,
   endpointIds: readonly number[],
@@ -95,10 +89,12 @@ export function subscribedEndpointIds(companyId: number | Placeholder, type: Eve
 /**
  * Records an event of the company in the caller's transaction, with a delivery for each enabled
  * endpoint of the company that subscribes to the type (none while the company's partner API is
- * disabled). Returns the event id, or null when nobody listens.
+ * disabled). Returns the event id, or null when nobody listens. `context` is the write's own: its
+ * transaction, company, time zone and actor (who caused the event: an API key and its request, an
+ * operator and the command, or the system); the payload does not carry the actor (yet).
  */
 export async function recordEvent(
-  context: EventContext,
+  context: CompanyContext,
   type: EventType,
   data: EventData,
 ): Promise<string | null> {
@@ -119,7 +115,7 @@ export async function recordEvent(
  * (`subscribedEndpointIds`) within a statement of its own: one round trip less.
  */
 export async function recordEventFor(
-  context: EventContext,
+  context: CompanyContext,
   type: EventType,
   endpointIds: readonly number[],
   data: EventData,
@@ -143,7 +139,7 @@ export async function recordEventFor(
  * attempts it at once itself; the worker only takes it after `holdMs` (if that command died).
  */
 export async function recordPing(
-  context: EventContext,
+  context: CompanyContext,
   endpointId: number,
   holdMs: number,
 ): Promise<{ eventId: string; deliveryId: number }> {

@@ -4,10 +4,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/main.js';
 import {
   apiCall,
   type CliStorage,
   cliJson,
+  commandJson,
   createCliStorage,
   runCli,
   runInProcess,
@@ -15,6 +17,7 @@ import {
   startServe,
 } from '../helpers/cli.js';
 import { testStorage } from '../helpers/database.js';
+import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 
 interface Company {
   id: number;
@@ -30,6 +33,38 @@ interface CreatedKey {
   expires_at: string;
 }
 
+/** Every timestamp in a JSON answer. */
+function offsetsOf(value: unknown): string[] {
+  if (typeof value === 'string') return /^\d{4}-\d{2}-\d{2}T\d{2}:/.test(value) ? [value] : [];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.values(value).flatMap(offsetsOf);
+}
+
+const OPERATOR_DOC = readFileSync(new URL('../../docs/operator-cli.md', import.meta.url), 'utf8');
+
+/** The top-level keys docs/operator-cli.md gives for a command's `--json` (`{id, name, ...}`), if it does. */
+function documentedShape(name: string): string[] | null {
+  const row = OPERATOR_DOC.split('\n').find(
+    (line) => line.startsWith(`| \`${name}`) && /[ `]/.test(line.charAt(name.length + 3)),
+  );
+  const printed = row?.split(' | ').at(-1)?.replace(/ \|$/, '').trim();
+  if (!printed?.startsWith('`{')) return null;
+  const inner = printed.slice(2, printed.lastIndexOf('}'));
+  const keys: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const char of inner) {
+    if (char === '{' || char === '[') depth++;
+    if (char === '}' || char === ']') depth--;
+    if (char === ',' && depth === 0) {
+      keys.push(current);
+      current = '';
+    } else current += char;
+  }
+  keys.push(current);
+  return keys.map((key) => key.split(':')[0]?.trim() ?? '').sort();
+}
+
 const ALL_SCOPES = [
   'customers:read',
   'customers:write',
@@ -43,6 +78,7 @@ const ALL_SCOPES = [
 describe(`operator CLI next to a running server (${testStorage()})`, () => {
   let storage: CliStorage;
   let server: ServeProcess;
+  let receiver: Receiver;
   let env: Record<string, string>;
   let company: Company;
   let key: CreatedKey;
@@ -51,11 +87,13 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
 
   beforeAll(async () => {
     storage = await createCliStorage();
-    env = storage.env;
-    server = await startServe(env, { json: false });
+    // Plain http to loopback: the webhook commands below deliver to a receiver of this test.
+    env = { ...storage.env, WEBHOOK_ALLOW_HTTP: 'true' };
+    [server, receiver] = await Promise.all([startServe(env, { json: false }), startReceiver()]);
   });
   afterAll(async () => {
     await server?.stop();
+    await receiver?.close();
     await storage?.close();
   });
 
@@ -85,7 +123,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
   });
 
   it('companies create / list / enable-api: JSON shapes and text', async () => {
-    company = await cliJson<Company>(
+    company = await commandJson<Company>(
       ['companies', 'create', '--name', 'Loja do Chiveve, Lda', '--nuit', '400111222'],
       env,
     );
@@ -101,7 +139,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
     expect(text.stdout).toMatch(/^Company \d+ created: Padaria Xipamanine\.\n/);
     expect(text.stdout).toContain('bin/invoicing companies enable-api');
 
-    const list = await cliJson<{ companies: Company[] }>(['companies', 'list'], env);
+    const list = await commandJson<{ companies: Company[] }>(['companies', 'list'], env);
     expect(list.companies.map((c) => c.name)).toEqual(
       expect.arrayContaining(['Loja do Chiveve, Lda', 'Padaria Xipamanine']),
     );
@@ -109,13 +147,13 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
     expect(table.stdout).toMatch(/ID +NAME +NUIT +PARTNER API/);
     expect(table.stdout).toContain('Loja do Chiveve, Lda');
 
-    const enabled = await cliJson<Company>(['companies', 'enable-api', String(company.id)], env);
+    const enabled = await commandJson<Company>(['companies', 'enable-api', String(company.id)], env);
     expect(enabled).toEqual({ ...company, partner_api_enabled: true });
     company = enabled;
   });
 
   it('keys create: shown once, works at once on the running server; keys list never shows secrets', async () => {
-    key = await cliJson<CreatedKey>(['keys', 'create', '--company', String(company.id)], env);
+    key = await commandJson<CreatedKey>(['keys', 'create', '--company', String(company.id)], env);
     expect(key).toMatchObject({ id: expect.any(Number), mode: 'live', scopes: ALL_SCOPES });
     expect(key.key).toMatch(/^svc_sk_live_[A-Za-z0-9]{32,}$/);
     const days = (Date.parse(key.expires_at) - Date.now()) / 86_400_000;
@@ -126,7 +164,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
     expect(ping.status).toBe(200);
     expect(ping.body.data).toMatchObject({ tenant_id: company.id, mode: 'live', scopes: ALL_SCOPES });
 
-    const test = await cliJson<CreatedKey>(
+    const test = await commandJson<CreatedKey>(
       [
         'keys',
         'create',
@@ -187,9 +225,9 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
   });
 
   it('keys revoke holds on the very next request (401 api_key_revoked)', async () => {
-    const extra = await cliJson<CreatedKey>(['keys', 'create', '--company', String(company.id)], env);
+    const extra = await commandJson<CreatedKey>(['keys', 'create', '--company', String(company.id)], env);
     expect((await apiCall(server.apiBaseUrl, extra.key, '/ping')).status).toBe(200);
-    const revoked = await cliJson<{ id: number; revoked_at: string }>(
+    const revoked = await commandJson<{ id: number; revoked_at: string }>(
       ['keys', 'revoke', String(extra.id)],
       env,
     );
@@ -197,7 +235,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
     const next = await apiCall(server.apiBaseUrl, extra.key, '/ping');
     expect(next.status).toBe(401);
     expect(next.body.error.code).toBe('api_key_revoked');
-    const status = await cliJson<{ keys: { id: number; status: string }[] }>(
+    const status = await commandJson<{ keys: { id: number; status: string }[] }>(
       ['keys', 'list', '--company', String(company.id)],
       env,
     );
@@ -207,7 +245,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
   });
 
   it('companies disable-api holds on the very next request (403 partner_api_disabled); enable-api restores', async () => {
-    const disabled = await cliJson<Company>(['companies', 'disable-api', String(company.id)], env);
+    const disabled = await commandJson<Company>(['companies', 'disable-api', String(company.id)], env);
     expect(disabled.partner_api_enabled).toBe(false);
     const refused = await apiCall(server.apiBaseUrl, key.key, '/customers');
     expect(refused.status).toBe(403);
@@ -219,12 +257,12 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
   });
 
   it('taxes create: for a company or global, never both or neither', async () => {
-    const own = await cliJson<Record<string, unknown>>(
+    const own = await commandJson<Record<string, unknown>>(
       ['taxes', 'create', '--company', String(company.id), '--name', 'IVA 16%', '--rate', '16'],
       env,
     );
     expect(own).toEqual({ id: expect.any(Number), company_id: company.id, name: 'IVA 16%', rate: '16' });
-    const global = await cliJson<Record<string, unknown>>(
+    const global = await commandJson<Record<string, unknown>>(
       ['taxes', 'create', '--global', '--name', 'Isento', '--rate', '0'],
       env,
     );
@@ -259,7 +297,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
   });
 
   it('customers create --global: visible to every company through the API', async () => {
-    const created = await cliJson<Record<string, unknown>>(
+    const created = await commandJson<Record<string, unknown>>(
       [
         'customers',
         'create',
@@ -321,7 +359,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
     expect(first.status).toBe(201);
     const invoiceId = first.body.data.id as number;
 
-    const issued = await cliJson<{ id: number; invoice_code: string; status: string }>(
+    const issued = await commandJson<{ id: number; invoice_code: string; status: string }>(
       ['invoices', 'issue', String(invoiceId)],
       env,
     );
@@ -337,7 +375,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('only a draft can be issued');
 
-    const part = await cliJson<Record<string, unknown>>(
+    const part = await commandJson<Record<string, unknown>>(
       [
         'payments',
         'record',
@@ -378,12 +416,12 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
       remaining_amount: '0.00',
     });
 
-    const salary = await cliJson<Record<string, unknown>>(
+    const salary = await commandJson<Record<string, unknown>>(
       ['movements', 'record', '--company', String(company.id), '--kind', 'salary', '--amount', '18500.00'],
       env,
     );
     expect(salary).toEqual({ id: expect.any(Number), kind: 'salary', amount: '18500.00' });
-    const supplier = await cliJson<Record<string, unknown>>(
+    const supplier = await commandJson<Record<string, unknown>>(
       [
         'movements',
         'record',
@@ -412,7 +450,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
     expect(ids).not.toContain(supplier.id);
 
     const second = await draft(1);
-    const cancelled = await cliJson<Record<string, unknown>>(
+    const cancelled = await commandJson<Record<string, unknown>>(
       ['invoices', 'cancel', String(second.body.data.id)],
       env,
     );
@@ -424,7 +462,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
     expect(cancelText.code).toBe(0);
     expect(cancelText.stdout).toMatch(/^Invoice \d+ cancelled\./);
 
-    const pending = await cliJson<{ company_id: number; products: { id: number }[] }>(
+    const pending = await commandJson<{ company_id: number; products: { id: number }[] }>(
       ['pos', 'pending', '--company', String(company.id)],
       env,
     );
@@ -448,6 +486,115 @@ describe(`operator CLI next to a running server (${testStorage()})`, () => {
     }
     for (const result of results.slice(4)) expect((result as { status: number }).status).toBe(200);
     expect(server.child.exitCode).toBeNull();
+  });
+
+  it('--json of every command: one object of its shape (as docs/operator-cli.md says), times in TZ_NAME', async () => {
+    const ran = new Set<string>();
+    // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field
+    const json = async (argv: string[], shape: readonly string[]): Promise<any> => {
+      const name = COMMANDS.find(
+        (command) => argv.join(' ').startsWith(`${command.name} `) || argv.join(' ') === command.name,
+      )?.name;
+      const result = await runInProcess([...argv, '--json'], env);
+      expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(0);
+      const answer = JSON.parse(result.stdout);
+      expect(Object.keys(answer).sort(), argv.join(' ')).toEqual([...shape].sort());
+      expect(
+        offsetsOf(answer).filter((time) => !time.endsWith('+02:00')),
+        argv.join(' '),
+      ).toEqual([]);
+      if (name) {
+        ran.add(name);
+        const documented = documentedShape(name);
+        if (documented) expect([...shape].sort(), `docs/operator-cli.md: ${name}`).toEqual(documented);
+      }
+      return answer;
+    };
+    const COMPANY = ['id', 'name', 'nuit', 'partner_api_enabled'];
+    const ENDPOINT = [
+      'id',
+      'company_id',
+      'url',
+      'events',
+      'enabled',
+      'disabled_reason',
+      'disabled_at',
+      'previous_secret_valid_until',
+      'created_at',
+    ];
+
+    await json(['migrate'], ['migrated', 'storage']);
+    const company = await json(['companies', 'create', '--name', 'Percorrida, Lda'], COMPANY);
+    const id = String(company.id);
+    await json(['companies', 'list'], ['companies']);
+    await json(['companies', 'disable-api', id], COMPANY);
+    await json(['companies', 'enable-api', id], COMPANY);
+    const newKey = await json(
+      ['keys', 'create', '--company', id],
+      ['id', 'key', 'mode', 'scopes', 'expires_at', 'company_id', 'display_prefix'],
+    );
+    await json(['keys', 'list', '--company', id], ['company_id', 'keys']);
+    await json(
+      ['taxes', 'create', '--company', id, '--name', 'IVA 16%', '--rate', '16'],
+      ['id', 'company_id', 'name', 'rate'],
+    );
+    await json(
+      ['customers', 'create', '--global', '--name', 'Cliente Global'],
+      ['id', 'name', 'email', 'nuit', 'phone', 'global'],
+    );
+    await json(['customers', 'list', '--company', id], ['company_id', 'customers']);
+    const demo = await json(
+      ['demo'],
+      [
+        'id',
+        'company',
+        'live_key',
+        'test_key',
+        'tax',
+        'global_customer_id',
+        'invoices',
+        'counts',
+        'api_base_url',
+      ],
+    );
+    const demoId = String(demo.id);
+    const drafts = await json(
+      ['invoices', 'list', '--company', demoId, '--status', 'draft'],
+      ['company_id', 'invoices'],
+    );
+    const [first, second] = drafts.invoices.map((invoice: { id: number }) => String(invoice.id));
+    await json(['invoices', 'issue', first], ['id', 'invoice_code', 'status']);
+    await json(
+      ['payments', 'record', '--invoice', first, '--amount', '1.00'],
+      ['id', 'payment_code', 'invoice_id', 'amount', 'status'],
+    );
+    await json(['invoices', 'cancel', second], ['id', 'status']);
+    await json(
+      ['movements', 'record', '--company', id, '--kind', 'salary', '--amount', '10'],
+      ['id', 'kind', 'amount'],
+    );
+    await json(['pos', 'pending', '--company', demoId], ['company_id', 'products']);
+
+    const endpoint = await json(
+      ['webhooks', 'create', '--company', demoId, '--url', receiver.url('/walk')],
+      [...ENDPOINT, 'secret'],
+    );
+    const endpointId = String(endpoint.id);
+    await json(['webhooks', 'list', '--company', demoId], ['company_id', 'endpoints']);
+    const ping = await json(
+      ['webhooks', 'test', endpointId],
+      ['endpoint_id', 'event_id', 'status', 'status_code', 'latency_ms', 'error'],
+    );
+    expect(ping.status).toBe('succeeded');
+    await json(['webhooks', 'deliveries', endpointId], ['endpoint_id', 'deliveries']);
+    await json(['webhooks', 'resend', ping.event_id], ['event_id', 'type', 'deliveries']);
+    await json(['webhooks', 'rotate-secret', endpointId], ['id', 'secret', 'previous_secret_valid_until']);
+    await json(['webhooks', 'disable', endpointId], ENDPOINT);
+    await json(['webhooks', 'enable', endpointId], ENDPOINT);
+    await json(['keys', 'revoke', String(newKey.id)], ['id', 'revoked_at']);
+    await json(['audit', '--limit', '3'], ['entries']);
+
+    expect([...ran].sort()).toEqual(COMMANDS.map((command) => command.name).sort());
   });
 
   it('failures exit non-zero with one line on stderr and nothing on stdout', async () => {

@@ -11,7 +11,7 @@ import {
 import { customers } from '../../src/db/schema.js';
 import { issueInvoice, recordReceipt } from '../../src/operations/invoices.js';
 import { type ListeningApp, startListeningApp } from '../helpers/client-server.js';
-import { createTenant, type Tenant } from '../helpers/context.js';
+import { asOperator, createTenant, type Tenant } from '../helpers/context.js';
 
 interface SentRequest {
   method: string;
@@ -216,9 +216,17 @@ describe('TypeScript client: every method against a real server', () => {
     expect(page.data[0]).not.toHaveProperty('items');
 
     // Receipts are recorded in the application, then read through the API.
-    await issueInvoice(server.db, invoice.id);
-    await recordReceipt(server.db, { invoiceId: invoice.id, amount: '1000.00', date: '2026-02-03' });
-    await recordReceipt(server.db, { invoiceId: invoice.id, amount: '500.84', date: '2026-02-04' });
+    await issueInvoice(asOperator(server.db), invoice.id);
+    await recordReceipt(asOperator(server.db), {
+      invoiceId: invoice.id,
+      amount: '1000.00',
+      date: '2026-02-03',
+    });
+    await recordReceipt(asOperator(server.db), {
+      invoiceId: invoice.id,
+      amount: '500.84',
+      date: '2026-02-04',
+    });
     const payments = await client.payments.list({ invoice_id: invoice.id, sort: 'payment_date' });
     expect(payments.data.map((p) => [p.payment_date, p.amount])).toEqual([
       ['2026-02-03', '1000.00'],

@@ -9,7 +9,14 @@ import { revokeApiKey } from '../../src/operations/api-keys.js';
 import { setPartnerApi } from '../../src/operations/companies.js';
 import { createGlobalCustomer } from '../../src/operations/global-customers.js';
 import { issueInvoice } from '../../src/operations/invoices.js';
-import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
+import {
+  api,
+  asOperator,
+  createTenant,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+} from '../helpers/context.js';
 import { createCustomer, createDraft, createProduct } from '../helpers/invoices.js';
 
 describe('remembered totals, page ends and keys across two instances', () => {
@@ -109,7 +116,7 @@ describe('remembered totals, page ends and keys across two instances', () => {
       );
     }
     for (const app of [ctx.app, second]) expect(await totalOn(app, '/invoices?status=draft')).toBe(3);
-    await issueInvoice(ctx.db, drafts[0]!.id);
+    await issueInvoice(asOperator(ctx.db), drafts[0]!.id);
     for (const app of [ctx.app, second]) {
       expect(await totalOn(app, '/invoices?status=draft')).toBe(2);
       expect(await totalOn(app, '/invoices?status=unpaid')).toBe(1);
@@ -151,7 +158,7 @@ describe('remembered totals, page ends and keys across two instances', () => {
     const key = await createTenant(ctx.db, { name: 'Chave Revogada, Lda' });
     for (const app of [ctx.app, second])
       expect((await api(app, 'GET', '/ping', { key: key.key })).statusCode).toBe(200);
-    await revokeApiKey(ctx.db, key.apiKey.id);
+    await revokeApiKey(asOperator(ctx.db), key.apiKey.id);
     await vi.waitFor(
       async () =>
         expect((await api(second, 'GET', '/ping', { key: key.key })).json().error.code).toBe(

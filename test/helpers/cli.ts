@@ -90,6 +90,23 @@ export async function cliJson<T = Record<string, unknown>>(
   return JSON.parse(result.stdout) as T;
 }
 
+/**
+ * `cliJson` through main() in this process: the same command line without a new process, for the
+ * many commands run next to a running server (the real executable is run where the process itself
+ * matters). Never for two commands at once on an embedded database without a server: both would
+ * be this process, and the DATA_DIR lock tells processes apart.
+ */
+export async function commandJson<T = Record<string, unknown>>(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<T> {
+  const result = await runInProcess([...args, '--json'], env);
+  if (result.code !== 0) {
+    throw new Error(`bin/invoicing ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+  }
+  return JSON.parse(result.stdout) as T;
+}
+
 export interface CliStorage {
   kind: 'pglite' | 'postgres';
   /** DATA_DIR or DATABASE_URL for the children. */

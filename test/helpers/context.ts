@@ -3,14 +3,38 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { API_PREFIX, type App, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import type { Database } from '../../src/db/client.js';
+import type { ActingContext, CompanyContext } from '../../src/context.js';
+import type { Database, DatabaseHandle } from '../../src/db/client.js';
 import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { type CreatedApiKey, createApiKey, type KeyMode } from '../../src/operations/api-keys.js';
 import { createCompany, setPartnerApi } from '../../src/operations/companies.js';
+import type { OperationSetup } from '../../src/operations/define.js';
 import { checkConformance } from './conformance.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const TEST_DOCS_URL = 'https://docs.test/partner-api/v1';
+
+/** TZ_NAME of the tests: the configuration's default, read where the service reads it. */
+export const TEST_TIME_ZONE = loadConfig({}).timeZone;
+
+/** An operator at work in a fixture or a test (as `--actor test` would be), on `db` (or a transaction). */
+export function asOperator(db: Database, timeZone = TEST_TIME_ZONE): ActingContext {
+  return { db, timeZone, actor: { kind: 'operator', name: 'test', command: 'test fixture' } };
+}
+
+/** What operator operations run with in a test, as the command line gives them (`--actor` apart). */
+export function operationSetup(
+  handle: DatabaseHandle,
+  overrides: Partial<OperationSetup> = {},
+): OperationSetup {
+  const config = loadConfig({});
+  return { handle, timeZone: config.timeZone, webhooks: config.webhooks, runsIn: 'command', ...overrides };
+}
+
+/** The context a test gives a company's repository or service when it calls one directly. */
+export function companyContext(db: Database, companyId: number, timeZone = TEST_TIME_ZONE): CompanyContext {
+  return { db, companyId, timeZone, actor: { kind: 'system', name: 'test' } };
+}
 
 /** Limits high enough that only the rate-limit tests ever meet them. */
 export const GENEROUS_LIMITS = {
@@ -64,7 +88,7 @@ export async function createTenant(
 ): Promise<Tenant> {
   const company = await createCompany(db, { name: options.name ?? 'Empresa de Teste, Lda' });
   if (options.enabled ?? true) await setPartnerApi(db, company.id, true);
-  const apiKey = await createApiKey(db, {
+  const apiKey = await createApiKey(asOperator(db), {
     companyId: company.id,
     mode: options.mode ?? 'live',
     scopes: options.scopes ?? ['all'],

@@ -6,6 +6,7 @@ import type { Database } from '../../src/db/client.js';
 import type { Scope } from '../../src/keys/scopes.js';
 import { issueInvoice, recordReceipt } from '../../src/operations/invoices.js';
 import type { Tenant } from './context.js';
+import { asOperator } from './context.js';
 import { createCustomer, createDraft, createProduct } from './invoices.js';
 
 /** Ids a route's path and body can refer to: rows of the company whose key is used. */
@@ -136,7 +137,11 @@ export async function createRouteFixtures(app: App, db: Database, tenant: Tenant
     invoice_date: '2026-11-20',
     items: [{ product_id: productId, quantity: 1, price: 250 }],
   });
-  await issueInvoice(db, draft.id);
-  const receipt = await recordReceipt(db, { invoiceId: draft.id, amount: '100.00', date: '2026-11-21' });
+  await issueInvoice(asOperator(db), draft.id);
+  const receipt = await recordReceipt(asOperator(db), {
+    invoiceId: draft.id,
+    amount: '100.00',
+    date: '2026-11-21',
+  });
   return { customerId, productId, invoiceId: draft.id, paymentId: receipt.id };
 }

@@ -3,7 +3,14 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyKeys } from '../../src/db/schema.js';
 import { createApiKey } from '../../src/operations/api-keys.js';
-import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
+import {
+  api,
+  asOperator,
+  createTenant,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+} from '../helpers/context.js';
 
 describe('idempotency', () => {
   let ctx: TestContext;
@@ -66,7 +73,7 @@ describe('idempotency', () => {
   });
 
   it('scopes keys per API key: another key never sees the first one’s answer', async () => {
-    const second = await createApiKey(ctx.db, { companyId: tenant.companyId });
+    const second = await createApiKey(asOperator(ctx.db), { companyId: tenant.companyId });
     const body = { name: 'Por Chave' };
     const a = await api(ctx.app, 'POST', '/customers', {
       key: tenant.key,

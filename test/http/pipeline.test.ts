@@ -9,6 +9,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../src/operations/ap
 import { createCompany, setPartnerApi } from '../../src/operations/companies.js';
 import {
   api,
+  asOperator,
   createTenant,
   startTestApp,
   TEST_DOCS_URL,
@@ -104,12 +105,12 @@ describe('request pipeline', () => {
   }
 
   it('refuses revoked and expired keys within a second', async () => {
-    const revoked = await createApiKey(ctx.db, { companyId: tenant.companyId });
+    const revoked = await createApiKey(asOperator(ctx.db), { companyId: tenant.companyId });
     expect((await api(ctx.app, 'GET', '/ping', { key: revoked.key })).statusCode).toBe(200);
-    await revokeApiKey(ctx.db, revoked.id);
+    await revokeApiKey(asOperator(ctx.db), revoked.id);
     await eventuallyRefused(revoked.key, 401, 'api_key_revoked');
 
-    const expired = await createApiKey(ctx.db, { companyId: tenant.companyId, days: 1 });
+    const expired = await createApiKey(asOperator(ctx.db), { companyId: tenant.companyId, days: 1 });
     await ctx.db
       .update(apiKeys)
       .set({ expiresAt: sql`now() - interval '1 second'` })
@@ -119,7 +120,7 @@ describe('request pipeline', () => {
 
   it('refuses keys of a company whose API is disabled, and lets them in once enabled', async () => {
     const company = await createCompany(ctx.db, { name: 'Sem API' });
-    const key = await createApiKey(ctx.db, { companyId: company.id });
+    const key = await createApiKey(asOperator(ctx.db), { companyId: company.id });
     await expectError(await api(ctx.app, 'GET', '/ping', { key: key.key }), 403, 'partner_api_disabled');
     await setPartnerApi(ctx.db, company.id, true);
     await vi.waitFor(
@@ -131,7 +132,11 @@ describe('request pipeline', () => {
   });
 
   it('lets test keys read but never write, whatever their scopes', async () => {
-    const test = await createApiKey(ctx.db, { companyId: tenant.companyId, mode: 'test', scopes: ['all'] });
+    const test = await createApiKey(asOperator(ctx.db), {
+      companyId: tenant.companyId,
+      mode: 'test',
+      scopes: ['all'],
+    });
     expect(test.key.startsWith('svc_sk_test_')).toBe(true);
     const ping = await api(ctx.app, 'GET', '/ping', { key: test.key });
     expect(ping.json().data.mode).toBe('test');
@@ -153,7 +158,10 @@ describe('request pipeline', () => {
   });
 
   it('names the missing scope', async () => {
-    const readOnly = await createApiKey(ctx.db, { companyId: tenant.companyId, scopes: ['products:read'] });
+    const readOnly = await createApiKey(asOperator(ctx.db), {
+      companyId: tenant.companyId,
+      scopes: ['products:read'],
+    });
     const error = await expectError(
       await api(ctx.app, 'GET', '/ping', { key: readOnly.key }),
       403,
@@ -169,11 +177,11 @@ describe('request pipeline', () => {
   });
 
   it('records when a key was last used', async () => {
-    const fresh = await createApiKey(ctx.db, { companyId: tenant.companyId });
-    const before = (await listApiKeys(ctx.db, tenant.companyId)).find((k) => k.id === fresh.id);
+    const fresh = await createApiKey(asOperator(ctx.db), { companyId: tenant.companyId });
+    const before = (await listApiKeys(asOperator(ctx.db), tenant.companyId)).find((k) => k.id === fresh.id);
     expect(before?.last_used_at).toBeNull();
     await api(ctx.app, 'GET', '/ping', { key: fresh.key });
-    const after = (await listApiKeys(ctx.db, tenant.companyId)).find((k) => k.id === fresh.id);
+    const after = (await listApiKeys(asOperator(ctx.db), tenant.companyId)).find((k) => k.id === fresh.id);
     expect(after?.last_used_at).not.toBeNull();
     expect(JSON.stringify(after)).not.toContain(fresh.key);
   });
@@ -183,7 +191,7 @@ describe('request pipeline', () => {
     const origin = await api(ctx.app, 'POST', '/customers', { headers: { origin: 'x' }, body: {} });
     expect(origin.json().error.code).toBe('browser_use_forbidden');
     // test mode beats scope; scope beats the idempotency header.
-    const test = await createApiKey(ctx.db, {
+    const test = await createApiKey(asOperator(ctx.db), {
       companyId: tenant.companyId,
       mode: 'test',
       scopes: ['customers:read'],
@@ -191,7 +199,10 @@ describe('request pipeline', () => {
     expect((await api(ctx.app, 'POST', '/customers', { key: test.key })).json().error.code).toBe(
       'test_mode_read_only',
     );
-    const readOnly = await createApiKey(ctx.db, { companyId: tenant.companyId, scopes: ['customers:read'] });
+    const readOnly = await createApiKey(asOperator(ctx.db), {
+      companyId: tenant.companyId,
+      scopes: ['customers:read'],
+    });
     expect((await api(ctx.app, 'POST', '/customers', { key: readOnly.key })).json().error.code).toBe(
       'insufficient_scope',
     );

@@ -11,7 +11,7 @@ import { apiKeys } from '../../src/db/schema.js';
 import { ApiError } from '../../src/errors.js';
 import { createRateLimiter, type KeyUsage, type RateLimiter } from '../../src/http/rate-limit.js';
 import { createApiKey, revokeApiKey } from '../../src/operations/api-keys.js';
-import { createTenant, GENEROUS_LIMITS, TEST_DOCS_URL } from '../helpers/context.js';
+import { asOperator, createTenant, GENEROUS_LIMITS, TEST_DOCS_URL } from '../helpers/context.js';
 import { get, limitHeaders, post, type Store, useLimitedApps } from '../helpers/rate-limit.js';
 import { TEST_REDIS_URL } from '../helpers/services.js';
 
@@ -94,7 +94,10 @@ describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
   it('per company and minute: counts all keys of the company together', async () => {
     const { app } = await start({ RATE_LIMIT_COMPANY_PER_MINUTE: '4' });
     const tenant = await createTenant(testDatabase().handle.db);
-    const second = await createApiKey(testDatabase().handle.db, { companyId: tenant.companyId, days: 30 });
+    const second = await createApiKey(asOperator(testDatabase().handle.db), {
+      companyId: tenant.companyId,
+      days: 30,
+    });
     const other = await createTenant(testDatabase().handle.db, { name: 'Outra' });
     const remaining: string[] = [];
     for (const key of [tenant.key, second.key, tenant.key, second.key]) {
@@ -112,9 +115,15 @@ describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
   it('per IP without a valid key: invalid, revoked and expired keys count; past the limit 429, not 401', async () => {
     const { app } = await start({ RATE_LIMIT_IP_PER_MINUTE: '3' });
     const tenant = await createTenant(testDatabase().handle.db);
-    const revoked = await createApiKey(testDatabase().handle.db, { companyId: tenant.companyId, days: 30 });
-    await revokeApiKey(testDatabase().handle.db, revoked.id);
-    const expired = await createApiKey(testDatabase().handle.db, { companyId: tenant.companyId, days: 1 });
+    const revoked = await createApiKey(asOperator(testDatabase().handle.db), {
+      companyId: tenant.companyId,
+      days: 30,
+    });
+    await revokeApiKey(asOperator(testDatabase().handle.db), revoked.id);
+    const expired = await createApiKey(asOperator(testDatabase().handle.db), {
+      companyId: tenant.companyId,
+      days: 1,
+    });
     await testDatabase()
       .handle.db.update(apiKeys)
       .set({ expiresAt: sql`now() - interval '1 second'` })
@@ -194,7 +203,10 @@ describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
       RATE_LIMIT_KEY_PER_DAY: '1000',
     });
     const tenant = await createTenant(testDatabase().handle.db);
-    const second = await createApiKey(testDatabase().handle.db, { companyId: tenant.companyId, days: 30 });
+    const second = await createApiKey(asOperator(testDatabase().handle.db), {
+      companyId: tenant.companyId,
+      days: 30,
+    });
     expect(limitHeaders(await get(app, '/ping', { key: tenant.key }))).toEqual({
       limit: '10',
       remaining: '9',

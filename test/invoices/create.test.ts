@@ -27,7 +27,14 @@ import {
   UNKNOWN_TAX,
 } from '../../src/invoices/service.js';
 import { createGlobalCustomer } from '../../src/operations/global-customers.js';
-import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
+import {
+  api,
+  companyContext,
+  createTenant,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+} from '../helpers/context.js';
 import {
   createCompanyTax,
   createCustomer,
@@ -698,7 +705,7 @@ describe('invoices: creation of drafts', () => {
 
   describe('createDraftInvoice (the application side)', () => {
     it('works directly on the database and nests in a transaction (all or nothing)', async () => {
-      const as = (db: Database) => ({ db, companyId: tenant.companyId, timeZone: ctx.config.timeZone });
+      const as = (db: Database) => companyContext(db, tenant.companyId, ctx.config.timeZone);
       const { id } = await createDraftInvoice(as(ctx.db), body({ reference: 'direct' }));
       const read = await api(ctx.app, 'GET', `/invoices/${id}`, { key: tenant.key });
       expect(read.json().data).toMatchObject({ reference: 'direct', status: 'draft', grand_total: '100.00' });
@@ -717,7 +724,7 @@ describe('invoices: creation of drafts', () => {
 
     it('checks the body itself when called directly', async () => {
       const bad = { ...body(), items: [{ product_id: service, quantity: 1 }] } as never;
-      const context = { db: ctx.db, companyId: tenant.companyId, timeZone: ctx.config.timeZone };
+      const context = companyContext(ctx.db, tenant.companyId, ctx.config.timeZone);
       const error = await createDraftInvoice(context, bad).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).errors).toEqual({ 'items.0.price': ['é obrigatório'] });

@@ -6,7 +6,14 @@ import { invoiceItems, invoices } from '../../src/db/schema.js';
 import { DATE_HINT, ID_HINT, ISO_INSTANT_HINT } from '../../src/http/list-query.js';
 import type { InvoiceSummarySchema } from '../../src/invoices/schemas.js';
 import { cancelInvoice, issueInvoice, recordReceipt } from '../../src/operations/invoices.js';
-import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
+import {
+  api,
+  asOperator,
+  createTenant,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+} from '../helpers/context.js';
 import {
   createCompanyTax,
   createCustomer,
@@ -65,10 +72,15 @@ describe('invoices: reads', () => {
     ids.paid = (await draft(bento, '2026-02-28', 80)).id;
     ids.cancelled = (await draft(ana, '2026-03-01', 40)).id;
     ids.lateDraft = (await draft(ana, '2026-03-01', 100, { due_date: '2026-04-30' })).id;
-    for (const id of [ids.unpaid, ids.partial, ids.paid, ids.cancelled]) await issueInvoice(ctx.db, id!);
-    await recordReceipt(ctx.db, { invoiceId: ids.partial!, amount: '100.00', date: '2026-02-10' });
-    await recordReceipt(ctx.db, { invoiceId: ids.paid!, amount: '80', date: '2026-03-01' });
-    await cancelInvoice(ctx.db, ids.cancelled!);
+    for (const id of [ids.unpaid, ids.partial, ids.paid, ids.cancelled])
+      await issueInvoice(asOperator(ctx.db), id!);
+    await recordReceipt(asOperator(ctx.db), {
+      invoiceId: ids.partial!,
+      amount: '100.00',
+      date: '2026-02-10',
+    });
+    await recordReceipt(asOperator(ctx.db), { invoiceId: ids.paid!, amount: '80', date: '2026-03-01' });
+    await cancelInvoice(asOperator(ctx.db), ids.cancelled!);
 
     const otherCustomer = await createCustomer(ctx.app, other, 'Cliente Alheio');
     const otherProduct = await createProduct(ctx.app, ctx.db, other, { name: 'Alheio' });

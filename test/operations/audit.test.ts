@@ -5,25 +5,27 @@ import { count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, companies, payments } from '../../src/db/schema.js';
 import type { AuditEntry } from '../../src/operations/audit.js';
+import type { OperationSetup } from '../../src/operations/define.js';
 import { ArgumentError, OperationError } from '../../src/operations/errors.js';
-import { executeOperation, type OperationContext, type OperationMeta } from '../../src/operations/index.js';
+import { executeOperation, type OperationName } from '../../src/operations/index.js';
+import { operationSetup } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase, testStorage } from '../helpers/database.js';
 
-const ACTOR: OperationMeta = { actor: 'maria.operadora' };
+const ACTOR = 'maria.operadora';
 
 describe(`audit trail of operator commands (${testStorage()})`, () => {
   let database: TestDatabase;
-  let context: OperationContext;
+  let setup: OperationSetup;
   // biome-ignore lint/suspicious/noExplicitAny: operation results, checked field by field
-  const run = (name: string, args: Record<string, unknown> = {}, meta = ACTOR): Promise<any> =>
-    executeOperation(context, name, args, meta);
+  const run = (name: OperationName, args: Record<string, unknown> = {}, actor = ACTOR): Promise<any> =>
+    executeOperation(setup, name, args, actor);
   const entries = async (): Promise<AuditEntry[]> => (await run('audit.list', { limit: '1000' })).entries;
   const last = async (): Promise<AuditEntry> => (await entries()).at(-1) as AuditEntry;
-  const auditCount = async () => (await context.db.select({ n: count() }).from(auditLog))[0]?.n ?? 0;
+  const auditCount = async () => (await setup.handle.db.select({ n: count() }).from(auditLog))[0]?.n ?? 0;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    context = { db: database.handle.db, handle: database.handle, timeZone: 'Africa/Maputo' };
+    setup = operationSetup(database.handle, { timeZone: 'Africa/Maputo' });
   });
   afterAll(() => database?.close());
 
@@ -126,14 +128,11 @@ describe(`audit trail of operator commands (${testStorage()})`, () => {
       object_id: movement.id,
     });
 
-    // Without --actor: the OS user running the process.
-    await run('companies.create', { name: 'Sem actor' }, {});
-    const { userInfo } = await import('node:os');
-    expect((await last()).actor).toBe(userInfo().username);
+    // Without --actor the command line names the OS user (test/cli/operator.test.ts).
   });
 
   it('refusals are recorded with their message, after their rollback; nothing changed', async () => {
-    const before = (await context.db.select({ n: count() }).from(payments))[0]?.n;
+    const before = (await setup.handle.db.select({ n: count() }).from(payments))[0]?.n;
     const demo = await run('demo');
     const issued = (await run('invoices.list', { company: String(demo.id), status: 'unpaid' })).invoices[0];
     await expect(run('invoices.issue', { id: String(issued.id) })).rejects.toThrow(OperationError);
@@ -148,7 +147,7 @@ describe(`audit trail of operator commands (${testStorage()})`, () => {
         message: `invoice ${issued.id} is unpaid: only a draft can be issued`,
       },
     });
-    const paymentsNow = (await context.db.select({ n: count() }).from(payments))[0]?.n;
+    const paymentsNow = (await setup.handle.db.select({ n: count() }).from(payments))[0]?.n;
     await expect(
       run('payments.record', { invoice: String(issued.id), amount: '99999999.00' }),
     ).rejects.toThrow(/exceeds what remains to pay/);
@@ -157,7 +156,7 @@ describe(`audit trail of operator commands (${testStorage()})`, () => {
       outcome: 'refused',
       company_id: demo.id,
     });
-    expect((await context.db.select({ n: count() }).from(payments))[0]?.n).toBe(paymentsNow);
+    expect((await setup.handle.db.select({ n: count() }).from(payments))[0]?.n).toBe(paymentsNow);
     expect(paymentsNow).toBeGreaterThan(before ?? 0);
 
     await expect(run('keys.create', { company: '999999' })).rejects.toThrow('company 999999 does not exist');
@@ -186,15 +185,15 @@ describe(`audit trail of operator commands (${testStorage()})`, () => {
   });
 
   it('is written in the same transaction: when the record cannot be written, the change is undone', async () => {
-    const companiesBefore = (await context.db.select({ n: count() }).from(companies))[0]?.n;
-    await context.db.execute(sql`alter table audit_log rename to audit_log_away`);
+    const companiesBefore = (await setup.handle.db.select({ n: count() }).from(companies))[0]?.n;
+    await setup.handle.db.execute(sql`alter table audit_log rename to audit_log_away`);
     try {
       await expect(run('companies.create', { name: 'Nunca Criada' })).rejects.toThrow();
     } finally {
-      await context.db.execute(sql`alter table audit_log_away rename to audit_log`);
+      await setup.handle.db.execute(sql`alter table audit_log_away rename to audit_log`);
     }
-    expect((await context.db.select({ n: count() }).from(companies))[0]?.n).toBe(companiesBefore);
-    const named = await context.db.select().from(companies).where(eq(companies.name, 'Nunca Criada'));
+    expect((await setup.handle.db.select({ n: count() }).from(companies))[0]?.n).toBe(companiesBefore);
+    const named = await setup.handle.db.select().from(companies).where(eq(companies.name, 'Nunca Criada'));
     expect(named).toEqual([]);
   });
 
@@ -208,7 +207,7 @@ describe(`audit trail of operator commands (${testStorage()})`, () => {
       api_key: 'svc_sk_live_x',
       token: 't0k',
     });
-    const dump = JSON.stringify(await context.db.select().from(auditLog));
+    const dump = JSON.stringify(await setup.handle.db.select().from(auditLog));
     for (const secret of [key.key, demo.live_key.key, demo.test_key.key, 'hunter2', 'svc_sk_live_x', 't0k']) {
       expect(dump).not.toContain(secret);
     }
@@ -237,10 +236,13 @@ describe(`audit trail of operator commands (${testStorage()})`, () => {
     const sinceMoment = (await run('audit.list', { since: mine[1]?.at })).entries as AuditEntry[];
     expect(sinceMoment.map((e) => e.id)).toEqual([mine[1]?.id]);
     // Tokyo: the same moments, shown at +09:00.
-    const tokyo = await executeOperation({ ...context, timeZone: 'Asia/Tokyo' }, 'audit.list', {
-      limit: '1',
-    });
-    expect((tokyo as { entries: AuditEntry[] }).entries[0]?.at).toMatch(/\+09:00$/);
+    const tokyo = await executeOperation(
+      { ...setup, timeZone: 'Asia/Tokyo' },
+      'audit.list',
+      { limit: '1' },
+      ACTOR,
+    );
+    expect(tokyo.entries[0]?.at).toMatch(/\+09:00$/);
     await expect(run('audit.list', { since: 'yesterday' })).rejects.toThrow(ArgumentError);
   });
 });

@@ -18,7 +18,14 @@ import {
   recordReceipt,
   todayIn,
 } from '../../src/operations/invoices.js';
-import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
+import {
+  api,
+  asOperator,
+  createTenant,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+} from '../helpers/context.js';
 import {
   createCompanyTax,
   createCustomer,
@@ -113,7 +120,7 @@ describe('operations: issue, cancel, receipts, movements', () => {
         { product_id: cement, quantity: 5, price: 640 },
       ]);
       const before = await invoiceRow(id);
-      const issued = await issueInvoice(ctx.db, id);
+      const issued = await issueInvoice(asOperator(ctx.db), id);
       expect(issued).toEqual({ id, invoice_code: 'FT 2026/000001', status: 'unpaid' });
 
       const row = await invoiceRow(id);
@@ -158,16 +165,16 @@ describe('operations: issue, cancel, receipts, movements', () => {
       const a = await draft([{ product_id: delivery, quantity: 1, price: 300 }]);
       const b = await draft([{ product_id: delivery, quantity: 1, price: 300 }], '2025-12-31');
       const c = await draft([{ product_id: otherProduct, quantity: 1, price: 1 }], '2026-01-02', other);
-      expect((await issueInvoice(ctx.db, a)).invoice_code).toBe('FT 2026/000002');
-      expect((await issueInvoice(ctx.db, b)).invoice_code).toBe('FT 2025/000001');
-      expect((await issueInvoice(ctx.db, c)).invoice_code).toBe('FT 2026/000001');
+      expect((await issueInvoice(asOperator(ctx.db), a)).invoice_code).toBe('FT 2026/000002');
+      expect((await issueInvoice(asOperator(ctx.db), b)).invoice_code).toBe('FT 2025/000001');
+      expect((await issueInvoice(asOperator(ctx.db), c)).invoice_code).toBe('FT 2026/000001');
       expect(Number(await stockOf(otherProduct))).toBe(4);
 
       // Concurrent issues still get distinct, consecutive numbers.
       const drafts = await Promise.all(
         Array.from({ length: 6 }, () => draft([{ product_id: delivery, quantity: 1, price: 1 }])),
       );
-      const codes = (await Promise.all(drafts.map((id) => issueInvoice(ctx.db, id)))).map(
+      const codes = (await Promise.all(drafts.map((id) => issueInvoice(asOperator(ctx.db), id)))).map(
         (r) => r.invoice_code,
       );
       expect([...codes].sort()).toEqual(
@@ -188,24 +195,24 @@ describe('operations: issue, cancel, receipts, movements', () => {
 
     it('refuses what is not a draft, and ids that do not exist', async () => {
       const id = await draft([{ product_id: delivery, quantity: 1, price: 300 }]);
-      const { invoice_code } = await issueInvoice(ctx.db, id);
-      expect(await refusal(issueInvoice(ctx.db, id))).toMatch(/only a draft/);
+      const { invoice_code } = await issueInvoice(asOperator(ctx.db), id);
+      expect(await refusal(issueInvoice(asOperator(ctx.db), id))).toMatch(/only a draft/);
       expect((await invoiceRow(id)).invoiceCode).toBe(invoice_code);
-      expect(await refusal(issueInvoice(ctx.db, 999999))).toMatch(/does not exist/);
-      expect(await refusal(issueInvoice(ctx.db, 0))).toMatch(/positive integer/);
+      expect(await refusal(issueInvoice(asOperator(ctx.db), 999999))).toMatch(/does not exist/);
+      expect(await refusal(issueInvoice(asOperator(ctx.db), 0))).toMatch(/positive integer/);
     });
 
     it('an invoice of zero is paid once issued', async () => {
       const id = await draft([{ product_id: delivery, quantity: 1, price: 0 }]);
-      expect((await issueInvoice(ctx.db, id)).status).toBe('paid');
+      expect((await issueInvoice(asOperator(ctx.db), id)).status).toBe('paid');
     });
   });
 
   describe('recordReceipt', () => {
     it('partially paid, then paid; codes of series RC; methods and their types', async () => {
       const id = await draft([{ product_id: delivery, quantity: 1, price: 1000, tax_id: iva }]); // 1160.00
-      await issueInvoice(ctx.db, id);
-      const first = await recordReceipt(ctx.db, {
+      await issueInvoice(asOperator(ctx.db), id);
+      const first = await recordReceipt(asOperator(ctx.db), {
         invoiceId: id,
         amount: '160',
         date: '2026-03-11',
@@ -223,8 +230,10 @@ describe('operations: issue, cancel, receipts, movements', () => {
         paidAmount: '160.00',
         remainingAmount: '1000.00',
       });
-      expect(await refusal(recordReceipt(ctx.db, { invoiceId: id, amount: '1000.01' }))).toMatch(/exceeds/);
-      const second = await recordReceipt(ctx.db, {
+      expect(await refusal(recordReceipt(asOperator(ctx.db), { invoiceId: id, amount: '1000.01' }))).toMatch(
+        /exceeds/,
+      );
+      const second = await recordReceipt(asOperator(ctx.db), {
         invoiceId: id,
         amount: '1000.00',
         method: 'Bank Transfer',
@@ -235,7 +244,9 @@ describe('operations: issue, cancel, receipts, movements', () => {
         paidAmount: '1160.00',
         remainingAmount: '0.00',
       });
-      expect(await refusal(recordReceipt(ctx.db, { invoiceId: id, amount: '1' }))).toMatch(/already paid/);
+      expect(await refusal(recordReceipt(asOperator(ctx.db), { invoiceId: id, amount: '1' }))).toMatch(
+        /already paid/,
+      );
 
       const rows = await ctx.db
         .select()
@@ -254,8 +265,8 @@ describe('operations: issue, cancel, receipts, movements', () => {
 
     it('defaults to cash and today in Africa/Maputo', async () => {
       const id = await draft([{ product_id: delivery, quantity: 1, price: 50 }]);
-      await issueInvoice(ctx.db, id);
-      const receipt = await recordReceipt(ctx.db, { invoiceId: id, amount: '50' });
+      await issueInvoice(asOperator(ctx.db), id);
+      const receipt = await recordReceipt(asOperator(ctx.db), { invoiceId: id, amount: '50' });
       const [row] = await ctx.db.select().from(payments).where(eq(payments.id, receipt.id));
       expect(row).toMatchObject({
         paymentMethod: 'cash',
@@ -266,22 +277,28 @@ describe('operations: issue, cancel, receipts, movements', () => {
 
     it('refuses drafts, cancelled invoices and bad amounts, dates or methods', async () => {
       const id = await draft([{ product_id: delivery, quantity: 1, price: 100 }]);
-      expect(await refusal(recordReceipt(ctx.db, { invoiceId: id, amount: '10' }))).toMatch(/draft/);
-      await issueInvoice(ctx.db, id);
+      expect(await refusal(recordReceipt(asOperator(ctx.db), { invoiceId: id, amount: '10' }))).toMatch(
+        /draft/,
+      );
+      await issueInvoice(asOperator(ctx.db), id);
       for (const amount of ['0', '-5', '10.001', 'abc', '1,5', '']) {
-        expect(await refusal(recordReceipt(ctx.db, { invoiceId: id, amount })), amount).toMatch(/amount/);
+        expect(await refusal(recordReceipt(asOperator(ctx.db), { invoiceId: id, amount })), amount).toMatch(
+          /amount/,
+        );
       }
       expect(
-        await refusal(recordReceipt(ctx.db, { invoiceId: id, amount: '1', date: '2026-02-30' })),
+        await refusal(recordReceipt(asOperator(ctx.db), { invoiceId: id, amount: '1', date: '2026-02-30' })),
       ).toMatch(/date/);
-      expect(await refusal(recordReceipt(ctx.db, { invoiceId: id, amount: '1', method: 'bitcoin' }))).toMatch(
-        /payment method/,
-      );
-      expect(await refusal(recordReceipt(ctx.db, { invoiceId: 999999, amount: '1' }))).toMatch(
+      expect(
+        await refusal(recordReceipt(asOperator(ctx.db), { invoiceId: id, amount: '1', method: 'bitcoin' })),
+      ).toMatch(/payment method/);
+      expect(await refusal(recordReceipt(asOperator(ctx.db), { invoiceId: 999999, amount: '1' }))).toMatch(
         /does not exist/,
       );
-      await cancelInvoice(ctx.db, id);
-      expect(await refusal(recordReceipt(ctx.db, { invoiceId: id, amount: '1' }))).toMatch(/cancelled/);
+      await cancelInvoice(asOperator(ctx.db), id);
+      expect(await refusal(recordReceipt(asOperator(ctx.db), { invoiceId: id, amount: '1' }))).toMatch(
+        /cancelled/,
+      );
       expect(await invoiceRow(id)).toMatchObject({ paidAmount: '0.00' });
     });
   });
@@ -294,23 +311,23 @@ describe('operations: issue, cancel, receipts, movements', () => {
         { product_id: cement, quantity: 1.25, price: 650 },
         { product_id: delivery, quantity: 1, price: 300 },
       ]);
-      await issueInvoice(ctx.db, id);
+      await issueInvoice(asOperator(ctx.db), id);
       expect(Number(await stockOf(cement))).toBe(stockBefore - 5.25);
-      await recordReceipt(ctx.db, { invoiceId: id, amount: '100' });
-      expect(await cancelInvoice(ctx.db, id)).toEqual({ id, status: 'cancelled' });
+      await recordReceipt(asOperator(ctx.db), { invoiceId: id, amount: '100' });
+      expect(await cancelInvoice(asOperator(ctx.db), id)).toEqual({ id, status: 'cancelled' });
       expect(Number(await stockOf(cement))).toBe(stockBefore);
       expect((await movementsOf(id)).map((m) => Number(m.quantity))).toEqual([-4, -1.25, 5.25]);
       expect((await entriesOf(id)).filter((e) => e.paymentId === null)).toHaveLength(2);
       const row = await invoiceRow(id);
       expect(row.status).toBe('cancelled');
       expect(row.invoiceCode).toMatch(/^FT 2026\//);
-      expect(await refusal(cancelInvoice(ctx.db, id))).toMatch(/already cancelled/);
+      expect(await refusal(cancelInvoice(asOperator(ctx.db), id))).toMatch(/already cancelled/);
     });
 
     it('cancels a draft without touching stock or entries', async () => {
       const stockBefore = await stockOf(cement);
       const id = await draft([{ product_id: cement, quantity: 3, price: 650 }]);
-      await cancelInvoice(ctx.db, id);
+      await cancelInvoice(asOperator(ctx.db), id);
       expect(await stockOf(cement)).toBe(stockBefore);
       expect(await movementsOf(id)).toEqual([]);
       expect(await entriesOf(id)).toEqual([]);
@@ -323,23 +340,23 @@ describe('operations: issue, cancel, receipts, movements', () => {
 
     it('cancels a paid invoice', async () => {
       const id = await draft([{ product_id: delivery, quantity: 1, price: 20 }]);
-      await issueInvoice(ctx.db, id);
-      await recordReceipt(ctx.db, { invoiceId: id, amount: '20' });
-      expect((await cancelInvoice(ctx.db, id)).status).toBe('cancelled');
-      expect(await refusal(cancelInvoice(ctx.db, 999999))).toMatch(/does not exist/);
+      await issueInvoice(asOperator(ctx.db), id);
+      await recordReceipt(asOperator(ctx.db), { invoiceId: id, amount: '20' });
+      expect((await cancelInvoice(asOperator(ctx.db), id)).status).toBe('cancelled');
+      expect(await refusal(cancelInvoice(asOperator(ctx.db), 999999))).toMatch(/does not exist/);
     });
   });
 
   describe('recordMovement', () => {
     it('salaries and supplier payments: payments rows with no invoice, codes of series MV', async () => {
-      const salary = await recordMovement(ctx.db, {
+      const salary = await recordMovement(asOperator(ctx.db), {
         companyId: tenant.companyId,
         kind: 'salary',
         amount: '18500',
         date: '2026-03-31',
       });
       expect(salary).toEqual({ id: expect.any(Number), kind: 'salary', amount: '18500.00' });
-      const supplier = await recordMovement(ctx.db, {
+      const supplier = await recordMovement(asOperator(ctx.db), {
         companyId: tenant.companyId,
         kind: 'supplier_payment',
         amount: '42750.50',
@@ -362,14 +379,20 @@ describe('operations: issue, cancel, receipts, movements', () => {
     it('refuses unknown kinds, companies and amounts', async () => {
       expect(
         await refusal(
-          recordMovement(ctx.db, { companyId: tenant.companyId, kind: 'receipt' as never, amount: '1' }),
+          recordMovement(asOperator(ctx.db), {
+            companyId: tenant.companyId,
+            kind: 'receipt' as never,
+            amount: '1',
+          }),
         ),
       ).toMatch(/kind/);
       expect(
-        await refusal(recordMovement(ctx.db, { companyId: 999999, kind: 'salary', amount: '1' })),
+        await refusal(recordMovement(asOperator(ctx.db), { companyId: 999999, kind: 'salary', amount: '1' })),
       ).toMatch(/company/);
       expect(
-        await refusal(recordMovement(ctx.db, { companyId: tenant.companyId, kind: 'salary', amount: '0' })),
+        await refusal(
+          recordMovement(asOperator(ctx.db), { companyId: tenant.companyId, kind: 'salary', amount: '0' }),
+        ),
       ).toMatch(/amount/);
     });
   });

@@ -10,7 +10,7 @@ import { payments } from '../../src/db/schema.js';
 import { issueInvoice, recordMovement, recordReceipt } from '../../src/operations/invoices.js';
 import type { PaymentSchema } from '../../src/payments/schemas.js';
 import { type ListeningApp, startListeningApp } from '../helpers/client-server.js';
-import { createTenant, type Tenant } from '../helpers/context.js';
+import { asOperator, createTenant, type Tenant } from '../helpers/context.js';
 import { createCustomer, createDraft, createProduct } from '../helpers/invoices.js';
 
 type Payment = Static<typeof PaymentSchema>;
@@ -96,20 +96,28 @@ describe('payments: every page of every order is exact', () => {
         invoice_date: '2026-01-10',
         items: [{ product_id: product, quantity: 1, price: 100000 }],
       });
-      return (await issueInvoice(ctx.db, draft.id)).id;
+      return (await issueInvoice(asOperator(ctx.db), draft.id)).id;
     };
     for (let i = 0; i < 3; i++) invoiceIds.push(await issued(tenant));
     const foreignInvoice = await issued(other);
     // 21 receipts over three invoices: repeated dates and amounts (ties broken by id).
     for (let i = 0; i < 21; i++) {
-      await recordReceipt(ctx.db, {
+      await recordReceipt(asOperator(ctx.db), {
         invoiceId: invoiceIds[i % 3]!,
         amount: ['100.00', '250.50', '99.99', '1000.00'][i % 4]!,
         date: `2026-02-${String(1 + ((i * 7) % 10)).padStart(2, '0')}`,
       });
       if (i % 5 === 0) {
-        await recordMovement(ctx.db, { companyId: tenant.companyId, kind: 'salary', amount: '10' });
-        await recordReceipt(ctx.db, { invoiceId: foreignInvoice, amount: '1.00', date: '2026-02-03' });
+        await recordMovement(asOperator(ctx.db), {
+          companyId: tenant.companyId,
+          kind: 'salary',
+          amount: '10',
+        });
+        await recordReceipt(asOperator(ctx.db), {
+          invoiceId: foreignInvoice,
+          amount: '1.00',
+          date: '2026-02-03',
+        });
       }
     }
     // Rows written by the application outside these operations: a receipt with no date and no
@@ -170,7 +178,11 @@ describe('payments: every page of every order is exact', () => {
 
   it('after writes (a new receipt, a receipt moved to another of its invoices) the pages are exact again', async () => {
     const before = (await list('per_page=1')).pagination.total!;
-    await recordReceipt(ctx.db, { invoiceId: invoiceIds[2]!, amount: '42.00', date: '2026-02-05' });
+    await recordReceipt(asOperator(ctx.db), {
+      invoiceId: invoiceIds[2]!,
+      amount: '42.00',
+      date: '2026-02-05',
+    });
     const [moved] = await queryRows<{ id: number }>(
       ctx.db,
       sql`select id from payments where company_id = ${tenant.companyId} and invoice_id = ${invoiceIds[0]}

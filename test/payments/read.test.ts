@@ -6,7 +6,14 @@ import { invoices, payments } from '../../src/db/schema.js';
 import { DATE_HINT, ID_HINT } from '../../src/http/list-query.js';
 import { issueInvoice, recordMovement, recordReceipt } from '../../src/operations/invoices.js';
 import type { PaymentSchema } from '../../src/payments/schemas.js';
-import { api, createTenant, startTestApp, type Tenant, type TestContext } from '../helpers/context.js';
+import {
+  api,
+  asOperator,
+  createTenant,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+} from '../helpers/context.js';
 import { createCustomer, createDraft, createProduct, newKey } from '../helpers/invoices.js';
 
 const PAYMENT_KEYS = [
@@ -66,19 +73,20 @@ describe('payments: reads', () => {
         invoice_date: '2026-02-01',
         items: [{ product_id: product, quantity: 1, price }],
       });
-      const issued = await issueInvoice(ctx.db, draft.id);
+      const issued = await issueInvoice(asOperator(ctx.db), draft.id);
       return { id: issued.id, code: issued.invoice_code };
     };
     invoiceA = await issuedInvoice(tenant, 1000);
     invoiceB = await issuedInvoice(tenant, 500);
     const receipt = async (invoiceId: number, amount: string, date: string, method?: string) =>
-      (await recordReceipt(ctx.db, { invoiceId, amount, date, ...(method ? { method } : {}) })).id;
+      (await recordReceipt(asOperator(ctx.db), { invoiceId, amount, date, ...(method ? { method } : {}) }))
+        .id;
     receipts.a1 = await receipt(invoiceA.id, '300.00', '2026-02-05', 'mpesa');
     receipts.a2 = await receipt(invoiceA.id, '200.00', '2026-02-20', 'bank_transfer');
     receipts.b1 = await receipt(invoiceB.id, '500.00', '2026-02-20');
     receipts.a3 = await receipt(invoiceA.id, '450.50', '2026-03-01');
     hidden.salary = (
-      await recordMovement(ctx.db, {
+      await recordMovement(asOperator(ctx.db), {
         companyId: tenant.companyId,
         kind: 'salary',
         amount: '300',
@@ -86,7 +94,7 @@ describe('payments: reads', () => {
       })
     ).id;
     hidden.supplier = (
-      await recordMovement(ctx.db, {
+      await recordMovement(asOperator(ctx.db), {
         companyId: tenant.companyId,
         kind: 'supplier_payment',
         amount: '999.99',

@@ -4,10 +4,11 @@ import type { Database } from '../../src/db/client.js';
 import { productCodeSequences, products } from '../../src/db/schema.js';
 import { listPendingPosSync } from '../../src/operations/pos.js';
 import { createProduct, updateProduct } from '../../src/products/service.js';
-import { api, createTenant, startTestApp, type TestContext } from '../helpers/context.js';
+import { api, companyContext, createTenant, startTestApp, type TestContext } from '../helpers/context.js';
 import { baseBody, newKey, type ProductJson, postProduct, putProduct } from '../helpers/products.js';
 
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** Operator output: TZ_NAME (the tests run on its default, Africa/Maputo) with its offset. */
+const IN_TZ_NAME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+02:00$/;
 
 describe('products: POS synchronisation and product codes', () => {
   let ctx: TestContext;
@@ -28,12 +29,12 @@ describe('products: POS synchronisation and product codes', () => {
       type: 'GOODS',
       inventory: 'INVENTORY',
     });
-    expect(await listPendingPosSync(ctx.db, tenant.companyId)).toEqual([]);
+    expect(await listPendingPosSync(companyContext(ctx.db, tenant.companyId))).toEqual([]);
 
     const a = await postProduct(ctx.app, tenant, baseBody({ name: 'Pão', price: 12.5, pos_price: 13 }));
     const b = await postProduct(ctx.app, tenant, baseBody({ name: 'Leite', price: 60 }));
     await postProduct(ctx.app, other, baseBody({ name: 'Alheio' }));
-    const first = await listPendingPosSync(ctx.db, tenant.companyId);
+    const first = await listPendingPosSync(companyContext(ctx.db, tenant.companyId));
     expect(first.map((p) => p.id)).toEqual([a.id, b.id]);
     expect(first[0]).toEqual({
       id: a.id,
@@ -41,7 +42,7 @@ describe('products: POS synchronisation and product codes', () => {
       name: 'Pão',
       price: '12.50',
       pos_price: '13.00',
-      changed_at: expect.stringMatching(ISO_UTC),
+      changed_at: expect.stringMatching(IN_TZ_NAME),
     });
 
     // The POS took everything; a PUT puts the product back in the queue, now the latest change.
@@ -49,20 +50,22 @@ describe('products: POS synchronisation and product codes', () => {
       .update(products)
       .set({ posSyncPending: false })
       .where(eq(products.companyId, tenant.companyId));
-    expect(await listPendingPosSync(ctx.db, tenant.companyId)).toEqual([]);
+    expect(await listPendingPosSync(companyContext(ctx.db, tenant.companyId))).toEqual([]);
     const changed = await putProduct(ctx.app, tenant, a.id, baseBody({ name: 'Pão de forma', price: 15 }));
     const [row] = await ctx.db.select().from(products).where(eq(products.id, a.id));
     expect(row?.posSyncPending).toBe(true);
     expect(row?.posChangedAt?.getTime()).toBe(row?.updatedAt.getTime());
     expect(row?.posChangedAt?.getTime()).toBe(new Date(changed.updated_at).getTime());
     await putProduct(ctx.app, tenant, b.id, baseBody({ name: 'Leite UHT', price: 65 }));
-    const second = await listPendingPosSync(ctx.db, tenant.companyId);
+    const second = await listPendingPosSync(companyContext(ctx.db, tenant.companyId));
     expect(second.map((p) => [p.name, p.price])).toEqual([
       ['Pão de forma', '15.00'],
       ['Leite UHT', '65.00'],
     ]);
     expect(new Date(second[0]!.changed_at!).getTime()).toBe(new Date(changed.updated_at).getTime());
-    expect((await listPendingPosSync(ctx.db, other.companyId)).map((p) => p.name)).toEqual(['Alheio']);
+    expect((await listPendingPosSync(companyContext(ctx.db, other.companyId))).map((p) => p.name)).toEqual([
+      'Alheio',
+    ]);
     // A refused write marks nothing.
     await ctx.db
       .update(products)
@@ -74,7 +77,7 @@ describe('products: POS synchronisation and product codes', () => {
       body: baseBody({ price: 1.005 }),
     });
     expect(refused.statusCode).toBe(422);
-    expect(await listPendingPosSync(ctx.db, tenant.companyId)).toEqual([]);
+    expect(await listPendingPosSync(companyContext(ctx.db, tenant.companyId))).toEqual([]);
   });
 
   it('never duplicates a code under 20 concurrent creates: codes are consecutive', async () => {
@@ -153,11 +156,8 @@ describe('products: POS synchronisation and product codes', () => {
 
   it('createProduct and updateProduct work directly on the database and inside a transaction', async () => {
     const tenant = await createTenant(ctx.db, { name: 'Demo' });
-    const as = (db: Database, companyId = tenant.companyId) => ({
-      db,
-      companyId,
-      timeZone: ctx.config.timeZone,
-    });
+    const as = (db: Database, companyId = tenant.companyId) =>
+      companyContext(db, companyId, ctx.config.timeZone);
     const direct = await createProduct(as(ctx.db), {
       name: 'Demo',
       type: 'ASSETS',
@@ -205,7 +205,7 @@ describe('products: POS synchronisation and product codes', () => {
       price: 20.1,
     });
     expect(updated).toMatchObject({ name: 'Demo 2', price: '20.10', stock: 0 });
-    const pending = await listPendingPosSync(ctx.db, tenant.companyId);
+    const pending = await listPendingPosSync(companyContext(ctx.db, tenant.companyId));
     expect(pending.map((product) => product.id)).toContain(direct.id);
     const other = await createTenant(ctx.db, { name: 'Outra' });
     expect(

@@ -3,15 +3,19 @@
 // that `standardwebhooks` verifies them, with the resource exactly as the API's GET shows it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPartnerApi } from '../../src/operations/companies.js';
-import { executeOperation, type OperationContext } from '../../src/operations/index.js';
+import type { OperationSetup } from '../../src/operations/define.js';
+import { executeOperation, type OperationName } from '../../src/operations/index.js';
 import { cancelInvoice, issueInvoice, recordReceipt } from '../../src/operations/invoices.js';
 import { EVENT_TYPES } from '../../src/webhooks/event-types.js';
 import { deliveryBacklog, metricsSnapshot } from '../../src/webhooks/metrics.js';
 import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js';
 import {
   api,
+  asOperator,
+  companyContext,
   createTenant,
   newIdempotencyKey,
+  operationSetup,
   startTestApp,
   type Tenant,
   type TestContext,
@@ -29,7 +33,7 @@ describe('webhooks: delivery to a real receiver', () => {
   let ctx: TestContext;
   let receiver: Receiver;
   let worker: WebhookWorker;
-  let operations: OperationContext;
+  let operations: OperationSetup;
   const logs: LogEntry[] = [];
   const logger = {
     info: (obj: object, msg: string) => logs.push({ level: 'info', obj, msg }),
@@ -38,8 +42,8 @@ describe('webhooks: delivery to a real receiver', () => {
   };
 
   // biome-ignore lint/suspicious/noExplicitAny: operation results are plain JSON
-  const run = (name: string, args: Record<string, unknown>): Promise<any> =>
-    executeOperation(operations, name, args);
+  const run = (name: OperationName, args: Record<string, unknown>): Promise<any> =>
+    executeOperation(operations, name, args, 'test');
   const key = () => newIdempotencyKey('webhooks');
   const write = async (tenant: Tenant, method: string, path: string, body: unknown) => {
     const res = await api(ctx.app, method, path, { key: tenant.key, idempotencyKey: key(), body });
@@ -57,12 +61,10 @@ describe('webhooks: delivery to a real receiver', () => {
 
   beforeAll(async () => {
     ctx = await startTestApp({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '300ms,300ms' });
-    operations = {
-      db: ctx.db,
-      handle: ctx.database.handle,
+    operations = operationSetup(ctx.database.handle, {
       timeZone: ctx.config.timeZone,
       webhooks: ctx.config.webhooks,
-    };
+    });
     receiver = await startReceiver();
     worker = startWebhookWorker({
       handle: ctx.database.handle,
@@ -108,28 +110,26 @@ describe('webhooks: delivery to a real receiver', () => {
     };
     const draft = await createDraft(ctx.app, shop, draftBody);
     expected.set(`invoice.created:${draft.id}`, draft);
-    await issueInvoice(ctx.db, draft.id, ctx.config.timeZone);
+    await issueInvoice(asOperator(ctx.db, ctx.config.timeZone), draft.id);
     expected.set(`invoice.issued:${draft.id}`, await read(shop, `/invoices/${draft.id}`));
-    const first = await recordReceipt(ctx.db, {
+    const first = await recordReceipt(asOperator(ctx.db, ctx.config.timeZone), {
       invoiceId: draft.id,
       amount: '100.00',
-      timeZone: ctx.config.timeZone,
     });
     expected.set(`payment.created:${first.id}`, await read(shop, `/payments/${first.id}`));
     expected.set(`invoice.partially_paid:${draft.id}`, await read(shop, `/invoices/${draft.id}`));
-    const second = await recordReceipt(ctx.db, {
+    const second = await recordReceipt(asOperator(ctx.db, ctx.config.timeZone), {
       invoiceId: draft.id,
       amount: '400.00',
-      timeZone: ctx.config.timeZone,
     });
     expected.set(`payment.created:${second.id}`, await read(shop, `/payments/${second.id}`));
     expected.set(`invoice.paid:${draft.id}`, await read(shop, `/invoices/${draft.id}`));
 
     const doomed = await createDraft(ctx.app, shop, draftBody);
     expected.set(`invoice.created:${doomed.id}`, doomed);
-    await issueInvoice(ctx.db, doomed.id, ctx.config.timeZone);
+    await issueInvoice(asOperator(ctx.db, ctx.config.timeZone), doomed.id);
     expected.set(`invoice.issued:${doomed.id}`, await read(shop, `/invoices/${doomed.id}`));
-    await cancelInvoice(ctx.db, doomed.id, ctx.config.timeZone);
+    await cancelInvoice(asOperator(ctx.db, ctx.config.timeZone), doomed.id);
     expected.set(`invoice.cancelled:${doomed.id}`, await read(shop, `/invoices/${doomed.id}`));
 
     const theirs = await write(other, 'POST', '/customers', { name: 'Cliente de outra empresa' });
@@ -299,15 +299,12 @@ describe('webhooks: delivery to a real receiver', () => {
     // With the API off the partner cannot write; the application still issues invoices.
     await setPartnerApi(ctx.db, tenant.companyId, false);
     const { createDraftInvoice } = await import('../../src/invoices/service.js');
-    const { id } = await createDraftInvoice(
-      { db: ctx.db, companyId: tenant.companyId, timeZone: ctx.config.timeZone },
-      {
-        customer_id: customer.id,
-        invoice_date: '2026-11-20',
-        items: [{ product_id: product.id, quantity: 1, price: 10 }],
-      },
-    );
-    await issueInvoice(ctx.db, id, ctx.config.timeZone);
+    const { id } = await createDraftInvoice(companyContext(ctx.db, tenant.companyId, ctx.config.timeZone), {
+      customer_id: customer.id,
+      invoice_date: '2026-11-20',
+      items: [{ product_id: product.id, quantity: 1, price: 10 }],
+    });
+    await issueInvoice(asOperator(ctx.db, ctx.config.timeZone), id);
     await expect(run('webhooks.test', { id: String(hook.id) })).rejects.toThrow(/partner API/);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.at('/switched-off').map((request) => verified(request, hook.secret).type)).toEqual([

@@ -9,7 +9,7 @@ import { webhookAttempts, webhookDeliveries } from '../../src/db/schema.js';
 import { executeOperation } from '../../src/operations/index.js';
 import { recordEvent } from '../../src/webhooks/events.js';
 import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js';
-import { createTenant } from '../helpers/context.js';
+import { companyContext, createTenant, operationSetup } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase, testStorage } from '../helpers/database.js';
 import { type Receiver, startReceiver, verified } from '../helpers/webhook-receiver.js';
 
@@ -43,19 +43,18 @@ describe.runIf(testStorage() === 'postgres')('webhooks: two instances on one Pos
     for (let i = 0; i < ENDPOINTS; i++) {
       // A little latency, so that attempts overlap and both instances are busy at once.
       receiver.on(`/e${i}`, () => ({ status: 200, delayMs: 15 }));
-      const endpoint = (await executeOperation(
-        { db, handle: database.handle, timeZone: config.timeZone, webhooks: config.webhooks },
+      const endpoint = await executeOperation(
+        operationSetup(database.handle, { webhooks: config.webhooks }),
         'webhooks.create',
         { company: String(tenant.companyId), url: receiver.url(`/e${i}`) },
-      )) as { secret: string };
+        'test',
+      );
       secrets.set(`/e${i}`, endpoint.secret);
     }
     const created: string[] = [];
     for (let n = 0; n < EVENTS; n++) {
       const id = await db.transaction((tx) =>
-        recordEvent({ db: tx, companyId: tenant.companyId, timeZone: config.timeZone }, 'customer.updated', {
-          n,
-        }),
+        recordEvent(companyContext(tx, tenant.companyId, config.timeZone), 'customer.updated', { n }),
       );
       created.push(id as string);
     }

@@ -1,0 +1,107 @@
+// Every operator command, walked: its --help, and a bad value of each argument it reads exits 2
+// (wrong usage) before anything is opened: the database here cannot be reached, so a bad argument
+// that got as far as the database would answer 1 instead. The --json shape of each command, which
+// needs a database, is test/cli/every-command.test.ts. Runs main() in this process.
+import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/main.js';
+import { runInProcess } from '../helpers/cli.js';
+
+const NO_DATABASE = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+
+/** For each command: argument lists that are wrong usage (the command's words come first). */
+const BAD_ARGUMENTS: Record<string, string[][]> = {
+  migrate: [['extra']],
+  'companies create': [['--name', '   ']],
+  'companies list': [['--bogus']],
+  'companies enable-api': [['abc'], ['0'], ['2147483648']],
+  'companies disable-api': [['1.5']],
+  'keys create': [
+    ['--company', 'abc'],
+    ['--company', '1', '--mode', 'admin'],
+    ['--company', '1', '--scopes', 'root'],
+    ['--company', '1', '--days', '400'],
+  ],
+  'keys list': [['--company', 'x']],
+  'keys revoke': [['abc']],
+  'taxes create': [
+    ['--global', '--name', 'IVA', '--rate', '101'],
+    ['--company', '1', '--global', '--name', 'IVA', '--rate', '5'],
+    ['--name', 'IVA', '--rate', '5'],
+    ['--company', '1', '--name', 'IVA', '--rate', 'dezasseis'],
+  ],
+  'customers create': [
+    ['--name', 'Sem global'],
+    ['--global', '--name', 'X', '--email', 'not-an-address'],
+  ],
+  'customers list': [
+    ['--company', '1', '--limit', '0'],
+    ['--company', 'um'],
+  ],
+  'invoices list': [
+    ['--company', '1', '--status', 'open'],
+    ['--company', '1', '--limit', '5000'],
+  ],
+  'invoices issue': [['abc']],
+  'invoices cancel': [['0']],
+  'payments record': [
+    ['--invoice', 'x', '--amount', '5'],
+    ['--invoice', '1', '--amount', 'ten'],
+    ['--invoice', '1', '--amount', '1.001'],
+    ['--invoice', '1', '--amount', '5', '--date', '2026-02-30'],
+    ['--invoice', '1', '--amount', '5', '--method', 'bitcoin'],
+  ],
+  'movements record': [
+    ['--company', '1', '--kind', 'bonus', '--amount', '5'],
+    ['--company', '1', '--kind', 'salary', '--amount', '0'],
+    ['--company', 'x', '--kind', 'salary', '--amount', '5'],
+  ],
+  'pos pending': [['--company', 'abc']],
+  audit: [
+    ['--since', 'yesterday'],
+    ['--limit', '0'],
+    ['--company', 'x'],
+  ],
+  demo: [['extra']],
+  'webhooks create': [
+    ['--company', 'x', '--url', 'https://erp.example.co.mz/hooks'],
+    ['--company', '1', '--url', 'not a url'],
+    ['--company', '1', '--url', 'https://erp.example.co.mz/hooks', '--events', 'invoice.exploded'],
+  ],
+  'webhooks list': [['--company', 'x']],
+  'webhooks disable': [['abc']],
+  'webhooks enable': [['0']],
+  'webhooks rotate-secret': [['abc']],
+  'webhooks test': [['1e3']],
+  'webhooks deliveries': [['abc'], ['1', '--limit', '0'], ['1', '--limit', 'many']],
+  'webhooks resend': [['nope']],
+};
+
+describe('every operator command', () => {
+  it('has bad-argument cases here (a new command must add its own)', () => {
+    expect(Object.keys(BAD_ARGUMENTS).sort()).toEqual(COMMANDS.map((command) => command.name).sort());
+  });
+
+  it('--help: its usage line and every option it takes', async () => {
+    for (const command of COMMANDS) {
+      const result = await runInProcess([...command.name.split(' '), '--help'], NO_DATABASE);
+      expect(result.code, command.name).toBe(0);
+      expect(result.stderr, command.name).toBe('');
+      expect(result.stdout, command.name).toMatch(new RegExp(`^Usage: bin/invoicing ${command.name}`));
+      for (const option of Object.keys(command.options)) {
+        expect(result.stdout, `${command.name} --${option}`).toContain(`--${option}`);
+      }
+    }
+  });
+
+  it('a bad argument is wrong usage: exit 2 under --json, kind "usage", before any database is opened', async () => {
+    for (const [name, cases] of Object.entries(BAD_ARGUMENTS)) {
+      for (const args of cases) {
+        const argv = [...name.split(' '), ...args];
+        const result = await runInProcess([...argv, '--json'], NO_DATABASE);
+        const label = argv.join(' ');
+        expect({ label, code: result.code, stdout: result.stdout }).toEqual({ label, code: 2, stdout: '' });
+        expect(JSON.parse(result.stderr), label).toMatchObject({ error: { kind: 'usage', exit_status: 2 } });
+      }
+    }
+  });
+});

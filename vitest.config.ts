@@ -1,8 +1,15 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// Every test file runs twice: on the embedded PGlite and on a real PostgreSQL
-// (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres). Each file creates its
-// own fresh database; a PostgreSQL or Redis that cannot be reached fails the run loudly.
+// Three projects:
+// - `unit`: files named `*.unit.test.ts`, which use no test database (no helpers/database,
+//   helpers/context, ...): they run once;
+// - `pglite` and `postgres`: every other file runs twice, on the embedded PGlite and on a real
+//   PostgreSQL (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres), each
+//   file on its own fresh database.
+// test/suite.unit.test.ts keeps the names honest. A PostgreSQL or Redis that cannot be reached
+// fails the run loudly (test/helpers/global-setup.ts).
+const UNIT = 'test/**/*.unit.test.ts';
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -13,8 +20,19 @@ export default defineConfig({
     hookTimeout: 120_000,
     globalSetup: ['./test/helpers/global-setup.ts'],
     projects: [
-      { extends: true, test: { name: 'pglite', env: { TEST_STORAGE: 'pglite' } } },
-      { extends: true, test: { name: 'postgres', env: { TEST_STORAGE: 'postgres' } } },
+      { extends: true, test: { name: 'unit', include: [UNIT] } },
+      {
+        extends: true,
+        test: { name: 'pglite', exclude: [...configDefaults.exclude, UNIT], env: { TEST_STORAGE: 'pglite' } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          exclude: [...configDefaults.exclude, UNIT],
+          env: { TEST_STORAGE: 'postgres' },
+        },
+      },
     ],
   },
 });

@@ -8,8 +8,10 @@ import {
   apiCall,
   type CliStorage,
   cliJson,
+  commandJson,
   createCliStorage,
   runCli,
+  runInProcess,
   type ServeProcess,
   startServe,
 } from '../helpers/cli.js';
@@ -69,7 +71,7 @@ describe(`operator command line additions (${testStorage()})`, () => {
         remaining_amount: expect.stringMatching(/^\d+\.\d{2}$/),
       });
     }
-    const all = await cliJson<{ invoices: { id: number; status: string }[] }>(
+    const all = await commandJson<{ invoices: { id: number; status: string }[] }>(
       ['invoices', 'list', '--company', company],
       env,
     );
@@ -86,9 +88,9 @@ describe(`operator command line additions (${testStorage()})`, () => {
     const first = drafts.invoices[0];
     expect(text.stdout).toContain(String(first?.customer));
 
-    const issued = await cliJson<{ status: string }>(['invoices', 'issue', String(first?.id)], env);
+    const issued = await commandJson<{ status: string }>(['invoices', 'issue', String(first?.id)], env);
     expect(issued.status).toBe('unpaid');
-    const left = await cliJson<{ invoices: unknown[] }>(
+    const left = await commandJson<{ invoices: unknown[] }>(
       ['invoices', 'list', '--company', company, '--status', 'draft'],
       env,
     );
@@ -96,13 +98,13 @@ describe(`operator command line additions (${testStorage()})`, () => {
   });
 
   it("customers list --company ID: the company's own and the global ones", async () => {
-    const listed = await cliJson<{ customers: { name: string; global: boolean; nuit: string | null }[] }>(
+    const listed = await commandJson<{ customers: { name: string; global: boolean; nuit: string | null }[] }>(
       ['customers', 'list', '--company', company],
       env,
     );
     expect(listed.customers.length).toBe(7);
     expect(listed.customers.filter((c) => c.global).map((c) => c.name)).toEqual(['Consumidor Final']);
-    const limited = await cliJson<{ customers: unknown[] }>(
+    const limited = await commandJson<{ customers: unknown[] }>(
       ['customers', 'list', '--company', company, '--limit', '2'],
       env,
     );
@@ -112,14 +114,14 @@ describe(`operator command line additions (${testStorage()})`, () => {
   });
 
   it('keys list: days left and last use, times in TZ_NAME', async () => {
-    const created = await cliJson<{ id: number; key: string; expires_at: string }>(
+    const created = await commandJson<{ id: number; key: string; expires_at: string }>(
       ['keys', 'create', '--company', company, '--days', '30'],
       env,
     );
     expect(created.expires_at).toMatch(/\+09:00$/);
     expect((await apiCall(server.apiBaseUrl, created.key, '/ping')).status).toBe(200);
 
-    const listed = await cliJson<{ keys: Record<string, unknown>[] }>(
+    const listed = await commandJson<{ keys: Record<string, unknown>[] }>(
       ['keys', 'list', '--company', company],
       env,
     );
@@ -130,9 +132,9 @@ describe(`operator command line additions (${testStorage()})`, () => {
     const unused = listed.keys.find((k) => k.id === demo.test_key.id);
     expect(unused).toMatchObject({ last_used_at: null, days_left: 365 });
 
-    const revoked = await cliJson<{ revoked_at: string }>(['keys', 'revoke', String(created.id)], env);
+    const revoked = await commandJson<{ revoked_at: string }>(['keys', 'revoke', String(created.id)], env);
     expect(revoked.revoked_at).toMatch(/\+09:00$/);
-    const after = await cliJson<{ keys: Record<string, unknown>[] }>(
+    const after = await commandJson<{ keys: Record<string, unknown>[] }>(
       ['keys', 'list', '--company', company],
       env,
     );
@@ -144,9 +146,9 @@ describe(`operator command line additions (${testStorage()})`, () => {
   });
 
   it('audit: what changed, by whom (--actor or the OS user), in TZ_NAME', async () => {
-    await cliJson(['companies', 'disable-api', company, '--actor', 'joana.suporte'], env);
-    await cliJson(['companies', 'enable-api', company], env);
-    const trail = await cliJson<{ entries: Record<string, unknown>[] }>(
+    await commandJson(['companies', 'disable-api', company, '--actor', 'joana.suporte'], env);
+    await commandJson(['companies', 'enable-api', company], env);
+    const trail = await commandJson<{ entries: Record<string, unknown>[] }>(
       ['audit', '--company', company, '--since', new Date().toISOString().slice(0, 10)],
       env,
     );
@@ -182,11 +184,13 @@ describe(`operator command line additions (${testStorage()})`, () => {
       ['payments', 'record', '--invoice', '1', '--amount', '10', '--method', 'bitcoin'],
       ['taxes', 'create', '--global', '--name', 'X', '--rate', 'abc'],
     ];
-    for (const args of usage) {
-      const result = await runCli(args, env);
+    // The first through the real executable, the rest with the same main() in this process.
+    for (const [i, args] of usage.entries()) {
+      const run = i === 0 ? runCli : runInProcess;
+      const result = await run(args, env);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(/^error: .*\nusage: bin\/invoicing /);
-      const json = await runCli([...args, '--json'], env);
+      const json = await run([...args, '--json'], env);
       expect(json.code).toBe(2);
       expect(json.stdout).toBe('');
       expect(JSON.parse(json.stderr).error).toMatchObject({ kind: 'usage', exit_status: 2 });

@@ -27,6 +27,9 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** How long a start may take on a loaded machine (polled: a quiet one takes a few seconds). */
+const START_PATIENCE_MS = 90_000;
+
 export async function startServerProcess(env: Record<string, string>, port?: number): Promise<ServerProcess> {
   const listenPort = port ?? (await freePort());
   const child = spawn(process.execPath, [BIN, 'serve'], {
@@ -50,7 +53,7 @@ export async function startServerProcess(env: Record<string, string>, port?: num
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const baseUrl = `http://127.0.0.1:${listenPort}${API_PREFIX}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + START_PATIENCE_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
     try {

@@ -6,7 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createApiKey } from '../../src/operations/api-keys.js';
-import { createTenant, type Tenant } from '../helpers/context.js';
+import { asOperator, createTenant, type Tenant } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import {
   deleteRedisKeys,
@@ -50,7 +50,8 @@ async function privateRedis(): Promise<PrivateRedis> {
   return server;
 }
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+/** Polls until `condition` holds; bounded generously, so a loaded machine only makes it slower. */
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -108,6 +109,8 @@ describe('rate limits in Redis', () => {
     onTestFinished(() => redis.disconnect());
     const tenant = await createTenant(database.handle.db);
     const id = tenant.apiKey.id;
+    // Windows are measured from the counters' creation, whatever the time the steps below take.
+    const createdBefore = Date.now();
     expect((await post(limited.app, tenant.key)).statusCode).toBe(201);
     expect((await get(limited.app, '/ping', { remoteAddress: '192.0.2.44' })).statusCode).toBe(401);
 
@@ -122,20 +125,26 @@ describe('rate limits in Redis', () => {
         `${p}:key-writes-minute:${id}`,
       ].sort(),
     );
+    const left = (window: number) => window - (Date.now() - createdBefore);
     for (const name of ['company-minute', 'key-minute', 'key-writes-minute']) {
       const ttl = await redis.pttl(`${p}:${name}:${name === 'company-minute' ? tenant.companyId : id}`);
-      expect(ttl).toBeGreaterThan(50_000);
+      expect(ttl).toBeGreaterThanOrEqual(left(60_000));
       expect(ttl).toBeLessThanOrEqual(60_000);
     }
-    expect(await redis.pttl(`${p}:key-day:${id}`)).toBeGreaterThan(86_300_000);
+    expect(await redis.pttl(`${p}:key-day:${id}`)).toBeGreaterThanOrEqual(left(86_400_000));
 
     await get(limited.app, '/ping', { key: tenant.key });
     await get(limited.app, '/ping', { key: tenant.key });
+    const refusedAt = Date.now();
     const refused = await get(limited.app, '/ping', { key: tenant.key });
     expect(refused.statusCode).toBe(429);
     const ttl = await redis.pttl(`${p}:key-minute:${id}`);
+    const sinceRefused = Date.now() - refusedAt;
+    // Retry-After was the rest of the window when the answer was made: between the rest now and
+    // the rest now plus the time since (each rounded up to whole seconds).
     const retryAfter = Number(refused.headers['retry-after']);
-    expect(Math.abs(retryAfter - Math.ceil(ttl / 1000))).toBeLessThanOrEqual(1);
+    expect(retryAfter).toBeGreaterThanOrEqual(Math.ceil(ttl / 1000));
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil((ttl + sinceRefused) / 1000) + 1);
     expect(await count(redis, `${p}:key-minute:${id}`)).toBe(4);
   });
 
@@ -149,7 +158,10 @@ describe('rate limits in Redis', () => {
     const a = await start({ env, prefix });
     const b = await start({ env, prefix });
     const tenant = await createTenant(database.handle.db);
-    const second = await createApiKey(database.handle.db, { companyId: tenant.companyId, days: 30 });
+    const second = await createApiKey(asOperator(database.handle.db), {
+      companyId: tenant.companyId,
+      days: 30,
+    });
 
     // One key, alternating between the instances: 6 pass, not 12.
     const remaining: string[] = [];
@@ -239,7 +251,9 @@ describe('rate limits when Redis fails', () => {
     const statuses = new Set(load.samples.map((sample) => sample.status));
     expect([...statuses]).toEqual([200]);
     expect(load.of('redis down').length).toBeGreaterThanOrEqual(100);
-    expect(slowest(load.of('redis down'))).toBeLessThan(1000);
+    // A request that waited for Redis would wait for the whole outage: bounded far below it, and
+    // far above what a loaded machine adds to a request.
+    expect(slowest(load.of('redis down'))).toBeLessThan(5000);
     expect(logger.entries.map((entry) => [entry.level, entry.msg])).toEqual([
       ['warn', 'rate limits: Redis unreachable, counting in this instance only until it is back'],
       ['info', 'rate limits: Redis reachable again, shared counting restored'],
@@ -278,9 +292,12 @@ describe('rate limits when Redis fails', () => {
 
     expect([...new Set(load.samples.map((sample) => sample.status))]).toEqual([200]);
     const frozen = load.of('redis frozen');
-    // Only requests caught in flight, and one probe a second, wait for the 250 ms command timeout.
-    expect(slowest(frozen)).toBeLessThan(1000);
-    expect(frozen.filter((sample) => sample.ms >= 200).length).toBeLessThan(frozen.length / 4);
+    // Only requests caught in flight, and one probe a second, wait for the 250 ms command timeout:
+    // compared with the share of slow requests while Redis answered (the machine's own slowness).
+    const slowShare = (samples: Sample[]) =>
+      samples.filter((sample) => sample.ms >= 200).length / samples.length;
+    expect(slowest(frozen)).toBeLessThan(5000);
+    expect(slowShare(frozen)).toBeLessThan(slowShare(load.of('redis up')) + 0.25);
     expect(logger.entries.map((entry) => entry.level)).toEqual(['warn', 'info']);
     expect(logger.entries[0]?.obj).toEqual({ err: 'Command timed out' });
     console.info(
@@ -297,9 +314,10 @@ describe('rate limits when Redis fails', () => {
     const startedAt = performance.now();
     for (let i = 0; i < 6; i++) responses.push(await get(limited.app, '/ping', { key: tenant.key }));
     const elapsed = performance.now() - startedAt;
-    // Counted in memory: the limit still holds, per instance.
+    // Counted in memory: the limit still holds, per instance, without waiting for Redis each time
+    // (six 1-second connect timeouts would be 6 s).
     expect(responses.map((res) => res.statusCode)).toEqual([200, 200, 200, 200, 200, 429]);
-    expect(elapsed).toBeLessThan(2000);
+    expect(elapsed).toBeLessThan(5000);
     expect(logger.entries.map((entry) => entry.level)).toEqual(['warn']);
 
     await server.start();

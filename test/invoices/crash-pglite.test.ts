@@ -9,7 +9,9 @@ import { testStorage } from '../helpers/database.js';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
 const LINES = 150;
-const REQUESTS = 24;
+const REQUESTS = 16;
+/** Bound of every wait for a condition below (polled): a loaded machine makes it slower, not wrong. */
+const PATIENCE_MS = 90_000;
 
 describe.runIf(testStorage() === 'pglite')('embedded storage across a SIGKILL mid-write', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'partner-api-crash-'));
@@ -27,7 +29,9 @@ describe.runIf(testStorage() === 'pglite')('embedded storage across a SIGKILL mi
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps invoices whole and creates each exactly once after retries', async () => {
+  it('keeps invoices whole and creates each exactly once after retries', {
+    timeout: 4 * PATIENCE_MS,
+  }, async () => {
     const first = await startServerProcess(env);
     servers.push(first);
     const key = /svc_sk_live_[A-Za-z0-9]+/.exec(first.output())?.[0];
@@ -56,20 +60,21 @@ describe.runIf(testStorage() === 'pglite')('embedded storage across a SIGKILL mi
         body: body(i),
       });
 
-    // Fire every request, and kill the server once some have been answered.
+    // Fire every request, and kill the server the moment the third answer arrives: the rest are
+    // still queued in its one thread (PGlite writes one at a time), so some are cut, whatever
+    // the machine's speed.
     let answered = 0;
     const inFlight = Array.from({ length: REQUESTS }, (_, i) =>
       post(first, i).then(
         (res) => {
-          answered++;
+          if (++answered === 3) first.child.kill('SIGKILL');
           return res.status;
         },
         () => 'killed',
       ),
     );
-    while (answered < 3) await new Promise((resolve) => setTimeout(resolve, 10));
-    await first.kill('SIGKILL');
     const outcomes = await Promise.all(inFlight);
+    await first.kill('SIGKILL');
     expect(outcomes.filter((o) => o === 'killed').length).toBeGreaterThan(0);
 
     const second = await startServerProcess(env);
@@ -85,7 +90,7 @@ describe.runIf(testStorage() === 'pglite')('embedded storage across a SIGKILL mi
 
     // Retry everything with the same keys until each answers 201 (dead claims time out in 1 s).
     for (let i = 0; i < REQUESTS; i++) {
-      const deadline = Date.now() + 15_000;
+      const deadline = Date.now() + PATIENCE_MS;
       for (;;) {
         const res = await post(second, i);
         if (res.status === 201) break;

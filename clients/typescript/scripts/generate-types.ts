@@ -1,6 +1,6 @@
 // Generates src/generated/openapi.ts from the repository's openapi.json with openapi-typescript.
 // `npm run generate -w @invoicing/partner-api` writes the file; the drift test
-// (test/clients/generated-types.test.ts) calls generateTypes() and compares with the committed file.
+// (test/clients/generated-types.unit.test.ts) calls generateTypes() and compares with the committed file.
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';

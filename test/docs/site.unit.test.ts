@@ -10,12 +10,11 @@ import { buildDocs, isCurrent } from '../../src/docs/build.js';
 import { EXPLANATIONS } from '../../src/docs/error-catalog.js';
 import { type DocsServer, startDocsServer } from '../../src/docs/server.js';
 import { ApiError, ERROR_CODES } from '../../src/errors.js';
-import { testStorage } from '../helpers/database.js';
 
 const DOCS_URL = 'http://127.0.0.1:3001';
 
 // Nothing here depends on the storage: it runs in the pglite project only.
-describe.runIf(testStorage() === 'pglite')('docs site', () => {
+describe('docs site', () => {
   let dir: string;
   let server: DocsServer;
   beforeAll(async () => {

@@ -1,0 +1,39 @@
+// The suite's own convention (vitest.config.ts): a file named `*.unit.test.ts` uses no test
+// storage and runs once; every other file uses it and runs on PGlite and on PostgreSQL. A file in
+// the wrong group either runs twice for nothing or silently skips a storage.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const TEST = fileURLToPath(new URL('.', import.meta.url));
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+/** What a file uses when it needs the storage of its project (a fresh database, a server on it). */
+const USES_STORAGE =
+  /helpers\/(database|context|client-server|server-process|rate-limit)\.js'|createCliStorage|testStorage\(|TEST_STORAGE/;
+
+describe('test files', () => {
+  const files = testFiles(TEST).map((file) => ({
+    name: relative(TEST, file),
+    unit: file.endsWith('.unit.test.ts'),
+    usesStorage: USES_STORAGE.test(readFileSync(file, 'utf8')),
+  }));
+
+  it('are found in both groups', () => {
+    expect(files.filter((file) => file.unit).length).toBeGreaterThan(10);
+    expect(files.filter((file) => !file.unit).length).toBeGreaterThan(30);
+  });
+
+  it('named *.unit.test.ts use no test storage; every other one does', () => {
+    expect(files.filter((file) => file.unit && file.usesStorage).map((file) => file.name)).toEqual([]);
+    expect(files.filter((file) => !file.unit && !file.usesStorage).map((file) => file.name)).toEqual([]);
+  });
+});

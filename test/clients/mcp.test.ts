@@ -233,6 +233,36 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
     );
   });
 
+  it('the docs (PT, EN, package README) list exactly these tools, and their config samples are valid JSON', async () => {
+    const { tools } = await stdio.client.listTools();
+    const names = sorted(tools.map((tool) => tool.name));
+    for (const file of ['docs/site/en/mcp.md', 'docs/site/pt/mcp.md', 'clients/mcp/README.md']) {
+      const text = readFileSync(`${ROOT}${file}`, 'utf8');
+      // The first cell of each table row of the tools tables.
+      const documented = new Set(
+        [...text.matchAll(/^\| ((?:`[a-z_]+`(?:, )?)+) \|/gm)].flatMap((row) =>
+          [...row[1]!.matchAll(/`([a-z_]+)`/g)].map((name) => name[1]!),
+        ),
+      );
+      expect(sorted([...documented]), file).toEqual(names);
+      const samples = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((block) => JSON.parse(block[1]!));
+      expect(samples.length, file).toBeGreaterThan(0);
+      for (const sample of samples) {
+        for (const entry of Object.values(
+          sample.mcpServers as Record<string, { args?: string[]; url?: string }>,
+        )) {
+          if (entry.args) {
+            expect(entry.args).toContain('@invoicing/partner-mcp');
+            for (const arg of entry.args)
+              expect(['-y', '@invoicing/partner-mcp', '--allow-writes']).toContain(arg);
+          } else {
+            expect(entry.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+          }
+        }
+      }
+    }
+  });
+
   it('HTTP: each MCP client brings its own key; writes only with the scopes and the flag, never for a test key', async () => {
     expect(await toolNames(httpWriter)).toEqual(sorted([...READ_TOOLS, ...WRITE_TOOLS]));
     const cases: [string, string, string[]][] = [

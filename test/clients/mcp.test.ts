@@ -7,6 +7,7 @@
 
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -535,6 +536,30 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
 
     const browser = await post({ authorization: `Bearer ${keys[0]}`, origin: 'https://evil.example' });
     expect(browser.status).toBe(403);
+    // A page that rebinds its own name to 127.0.0.1 still sends its name as Host.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const url = new URL(http.url);
+      const request = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: {
+            host: `evil.example:${url.port}`,
+            authorization: `Bearer ${keys[0]}`,
+            'content-type': 'application/json',
+          },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      request.on('error', reject);
+      request.end(JSON.stringify(initialize));
+    });
+    expect(rebound).toBe(403);
 
     // The writer's session, asked for with another (valid) key: as if it did not exist.
     const other = await post(

@@ -6,7 +6,7 @@
 // - every later request of the session must carry the same key (compared by hash); another key,
 //   or no session, answers 404 like a session that does not exist;
 // - no key: 401; a request with an Origin header (a browser): 403, as the API itself does;
-// - on a loopback address the Host header must name it (the SDK's DNS-rebinding protection).
+// - on a loopback address the Host header must name it (no DNS rebinding), checked first.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -135,8 +135,6 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpMcpServ
           : 'a key without customers:read';
         log(`session opened for ${who}: ${keySession.grant.tools.length} tools, ${sessions.size} open`);
       },
-      enableDnsRebindingProtection: allowedHosts !== undefined,
-      ...(allowedHosts ? { allowedHosts } : {}),
     });
     transport.onclose = () => {
       const sessionId = transport.sessionId;
@@ -150,6 +148,11 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpMcpServ
     const { pathname } = new URL(req.url ?? '/', 'http://mcp.local');
     if (pathname !== MCP_PATH) {
       answer(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}.`);
+      return;
+    }
+    // DNS rebinding: on loopback, a Host naming anything but this address is a page's trick.
+    if (allowedHosts && !allowedHosts.includes(req.headers.host ?? '')) {
+      answer(res, 403, 'Wrong Host header: this server answers only to its own loopback address.');
       return;
     }
     if (req.headers.origin !== undefined) {

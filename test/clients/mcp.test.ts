@@ -15,7 +15,7 @@ import { PartnerApi, PartnerApiError } from '../../clients/typescript/src/index.
 import { createApiKey } from '../../src/operations/api-keys.js';
 import { createCompany, setPartnerApi } from '../../src/operations/companies.js';
 import { issueInvoice, recordReceipt } from '../../src/operations/invoices.js';
-import { type ListeningApp, startListeningApp } from '../helpers/client-server.js';
+import { type ListeningApp, RecordingProxy, startListeningApp } from '../helpers/client-server.js';
 import {
   between,
   callError,
@@ -65,6 +65,8 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
   let server: ListeningApp;
   let companyId: number;
   let direct: PartnerApi;
+  /** The main stdio server reaches the API through this proxy, which records every request. */
+  let proxy: RecordingProxy;
   let stdio: McpConnection;
   let http: HttpMcpProcess;
   let httpWriter: HttpConnection;
@@ -140,10 +142,11 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
       method: 'mpesa',
     });
 
+    proxy = await RecordingProxy.start(server.origin);
     // The HTTP server has a key in its environment: it must never use it (nor say it).
     [stdio, http] = await Promise.all([
       newKey().then((key) =>
-        connectStdio({ key, baseUrl: server.baseUrl, args: ['--allow-writes'] }, transcript),
+        connectStdio({ key, baseUrl: proxy.baseUrl, args: ['--allow-writes'] }, transcript),
       ),
       newKey().then((key) =>
         startHttpMcp(
@@ -158,6 +161,7 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
     await stdio?.close();
     await httpWriter?.close();
     await http?.stop();
+    await proxy?.close();
     await server?.close();
   });
 
@@ -358,7 +362,16 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
         ],
       ];
       for (const [tool, field, args, expected] of lists) {
+        const before = proxy.requests.length;
         const result = await callOk(connection, tool, args, transcript);
+        if (connection === stdio) {
+          // One call, one request for one page: the server never walks pages by itself.
+          const sent = proxy.requests.slice(before);
+          expect(sent.map((request) => request.method)).toEqual(['GET']);
+          expect(sent[0]?.url).toMatch(
+            new RegExp(`^/api/v1/partner/${tool === 'find_receipts' ? 'payments' : field}\\?`),
+          );
+        }
         const page = await expected();
         expect(page.data, `${tool} ${JSON.stringify(args)}`).not.toEqual([]);
         expect(result, `${tool} ${JSON.stringify(args)}`).toEqual({
@@ -430,8 +443,25 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
         items: [{ product_id: fixture.instalacao, quantity: 2, price: '1250.50' }],
         idempotency_key: `order-341-${label}`,
       };
+      const posts = proxy.of('POST').length;
       const first = await callOk(connection, 'create_draft_invoice', args, transcript);
-      const again = await callOk(connection, 'create_draft_invoice', { ...args }, transcript);
+      // The same arguments in another order are the same request.
+      const { idempotency_key, items, ...rest } = args;
+      const again = await callOk(
+        connection,
+        'create_draft_invoice',
+        { idempotency_key, items, ...rest },
+        transcript,
+      );
+      if (connection === stdio) {
+        const sent = proxy.of('POST').slice(posts);
+        expect(sent.map((request) => [request.url, request.headers['idempotency-key']])).toEqual([
+          ['/api/v1/partner/invoices', 'order-341-stdio'],
+          ['/api/v1/partner/invoices', 'order-341-stdio'],
+        ]);
+        expect(sent[1]?.body.equals(sent[0]!.body)).toBe(true);
+        expect(sent[0]?.headers['user-agent']).toMatch(/^invoicing-partner-mcp\/1\.0\.0 /);
+      }
       expect(first).toMatchObject({
         replayed: false,
         idempotency_key: `order-341-${label}`,

@@ -44,7 +44,14 @@ export async function openKeySession(options: KeySessionOptions): Promise<KeySes
   // answer's headers, so concurrent calls never see each other's flag.
   const replays = new Map<string, boolean>();
   const platformFetch = globalThis.fetch;
+  // A client that paces itself on the API's RateLimit headers calls onPace before each wait; a
+  // client without pacing ignores the option (so it is spread in, not written as a literal).
+  const paceLog = {
+    onPace: (info: { limit: string; delayMs: number }) =>
+      options.log(`pacing: waiting ${Math.ceil(info.delayMs / 1000)} s for the ${info.limit} limit`),
+  };
   const api = new PartnerApi({
+    ...paceLog,
     apiKey: options.apiKey,
     baseUrl: options.baseUrl,
     maxRetryWaitMs: MAX_RETRY_WAIT_MS,

@@ -114,12 +114,13 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpMcpServ
       });
     } catch (error) {
       const failure = toolError(error);
-      const status = failure.http_status === null || failure.http_status >= 500 ? 502 : failure.http_status;
+      const answered = failure.http_status !== null && failure.http_status < 500;
+      const lead = answered ? 'The Partner API refused this key' : 'The Partner API did not answer';
       log(`initialize refused: ${failure.code}`);
       answer(
         res,
-        status,
-        `The Partner API refused this key: ${failure.code}: ${failure.message}${failure.hint ? ` ${failure.hint}` : ''}`,
+        answered ? failure.http_status! : 502,
+        `${lead}: ${failure.code}: ${failure.message}${failure.hint ? ` ${failure.hint}` : ''}`,
         { id, data: { error: failure } },
       );
       return;

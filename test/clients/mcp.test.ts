@@ -179,6 +179,7 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
 
     const { tools } = await stdio.client.listTools();
     expect(sorted(tools.map((tool) => tool.name))).toEqual(sorted([...READ_TOOLS, ...WRITE_TOOLS]));
+    expect(stdio.client.getInstructions()).toMatch(/are never instructions to you/);
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     for (const name of READ_TOOLS) {
       expect(byName.get(name)?.annotations, name).toMatchObject({

@@ -11,6 +11,7 @@ import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseOptions, UsageError } from '../../clients/mcp/src/options.js';
 import { PartnerApi, PartnerApiError } from '../../clients/typescript/src/index.js';
 import { createApiKey } from '../../src/operations/api-keys.js';
 import { createCompany, setPartnerApi } from '../../src/operations/companies.js';
@@ -674,5 +675,50 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
       // Not even the secret part alone.
       expect(everything.includes(key.slice('svc_sk_live_'.length))).toBe(false);
     }
+  });
+});
+
+describe('MCP server: its command line', () => {
+  const env = { PARTNER_API_URL: 'https://invoicing.example.co.mz/api/v1/partner', PARTNER_API_KEY: 'k' };
+
+  it('stdio by default with the key from the environment; --http on loopback, the key unused', () => {
+    expect(parseOptions([], env)).toEqual({
+      kind: 'stdio',
+      baseUrl: env.PARTNER_API_URL,
+      apiKey: 'k',
+      allowWrites: false,
+    });
+    expect(parseOptions(['--allow-writes'], env)).toMatchObject({ kind: 'stdio', allowWrites: true });
+    expect(parseOptions(['--http', '8765'], env)).toEqual({
+      kind: 'http',
+      baseUrl: env.PARTNER_API_URL,
+      port: 8765,
+      host: '127.0.0.1',
+      allowWrites: false,
+      envKeyIgnored: true,
+    });
+    expect(
+      parseOptions(['--http=0', '--host', '0.0.0.0', '--allow-writes'], {
+        PARTNER_API_URL: env.PARTNER_API_URL,
+      }),
+    ).toMatchObject({
+      kind: 'http',
+      port: 0,
+      host: '0.0.0.0',
+      allowWrites: true,
+      envKeyIgnored: false,
+    });
+  });
+
+  it('refuses what it cannot run: no key for stdio, no URL, a bad port, --host alone, unknown flags', () => {
+    expect(() => parseOptions([], { PARTNER_API_URL: env.PARTNER_API_URL })).toThrow(
+      /PARTNER_API_KEY is not set/,
+    );
+    expect(() => parseOptions([], { PARTNER_API_KEY: 'k' })).toThrow(/PARTNER_API_URL/);
+    expect(() => parseOptions(['--http'], env)).toThrow(/port number/);
+    expect(() => parseOptions(['--http', '70000'], env)).toThrow(/port number/);
+    expect(() => parseOptions(['--host', '127.0.0.1'], env)).toThrow(/--host needs --http/);
+    expect(() => parseOptions(['--allow-write'], env)).toThrow(/unknown argument: --allow-write/);
+    expect(() => parseOptions(['--bogus'], env)).toThrow(UsageError);
   });
 });

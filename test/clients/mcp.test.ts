@@ -69,6 +69,10 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
   /** The main stdio server reaches the API through this proxy, which records every request. */
   let proxy: RecordingProxy;
   let stdio: McpConnection;
+  /** Started without --allow-writes. */
+  let readOnly: McpConnection;
+  /** Only for the 429 test: its key writes nothing else. */
+  let limited: McpConnection;
   let http: HttpMcpProcess;
   let httpWriter: HttpConnection;
   const fixture = { ferragens: 0, ana: 0, cimento: 0, instalacao: 0, draft: 0, issued: 0 };
@@ -144,22 +148,29 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
     });
 
     proxy = await RecordingProxy.start(server.origin);
-    // The HTTP server has a key in its environment: it must never use it (nor say it).
-    [stdio, http] = await Promise.all([
-      newKey().then((key) =>
-        connectStdio({ key, baseUrl: proxy.baseUrl, args: ['--allow-writes'] }, transcript),
-      ),
-      newKey().then((key) =>
-        startHttpMcp(
-          { baseUrl: server.baseUrl, args: ['--allow-writes'], env: { PARTNER_API_KEY: key } },
-          transcript,
-        ),
+    // Every server process of the file starts at once. The HTTP server has a key in its
+    // environment: it must never use it (nor say it).
+    const [mainKey, readOnlyKey, limitedKey, envKey] = [
+      await newKey(),
+      await newKey(),
+      await newKey(),
+      await newKey(),
+    ];
+    [stdio, readOnly, limited, http] = await Promise.all([
+      connectStdio({ key: mainKey, baseUrl: proxy.baseUrl, args: ['--allow-writes'] }, transcript),
+      connectStdio({ key: readOnlyKey, baseUrl: server.baseUrl }, transcript),
+      connectStdio({ key: limitedKey, baseUrl: server.baseUrl, args: ['--allow-writes'] }, transcript),
+      startHttpMcp(
+        { baseUrl: server.baseUrl, args: ['--allow-writes'], env: { PARTNER_API_KEY: envKey } },
+        transcript,
       ),
     ]);
     httpWriter = await connectHttp(http.url, await newKey());
   });
   afterAll(async () => {
     await stdio?.close();
+    await readOnly?.close();
+    await limited?.close();
     await httpWriter?.close();
     await http?.stop();
     await proxy?.close();
@@ -167,16 +178,11 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
   });
 
   it('stdio: read-only by default; with --allow-writes and a live key with the scopes, the three writes too', async () => {
-    const readOnly = await connectStdio({ key: await newKey(), baseUrl: server.baseUrl }, transcript);
-    try {
-      expect(await toolNames(readOnly)).toEqual(sorted(READ_TOOLS));
-      const whoAmI = await callOk(readOnly, 'who_am_i', {}, transcript);
-      expect(whoAmI).toMatchObject({ writes_enabled: false, write_tools: [] });
-      expect(whoAmI.writes_note).toContain('--allow-writes');
-      expect(readOnly.stderr()).toContain('ready on stdio');
-    } finally {
-      await readOnly.close();
-    }
+    expect(await toolNames(readOnly)).toEqual(sorted(READ_TOOLS));
+    const whoAmI = await callOk(readOnly, 'who_am_i', {}, transcript);
+    expect(whoAmI).toMatchObject({ writes_enabled: false, write_tools: [] });
+    expect(whoAmI.writes_note).toContain('--allow-writes');
+    expect(readOnly.stderr()).toContain('ready on stdio');
 
     const { tools } = await stdio.client.listTools();
     expect(sorted(tools.map((tool) => tool.name))).toEqual(sorted([...READ_TOOLS, ...WRITE_TOOLS]));
@@ -627,10 +633,6 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
   });
 
   it('a 429 is waited out: the write passes in the next window, once (memory limits, jumped clock)', async () => {
-    const limited = await connectStdio(
-      { key: await newKey(), baseUrl: server.baseUrl, args: ['--allow-writes'] },
-      transcript,
-    );
     try {
       const windowStart = Date.now();
       for (let i = 1; i <= WRITES_PER_MINUTE; i++) {
@@ -658,7 +660,6 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
       );
     } finally {
       vi.useRealTimers();
-      await limited.close();
     }
   });
 

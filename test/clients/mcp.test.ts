@@ -17,6 +17,7 @@ import { createApiKey } from '../../src/operations/api-keys.js';
 import { createCompany, setPartnerApi } from '../../src/operations/companies.js';
 import { issueInvoice, recordReceipt } from '../../src/operations/invoices.js';
 import { type ListeningApp, RecordingProxy, startListeningApp } from '../helpers/client-server.js';
+import { asOperator } from '../helpers/context.js';
 import {
   between,
   callError,
@@ -78,7 +79,7 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
   const fixture = { ferragens: 0, ana: 0, cimento: 0, instalacao: 0, draft: 0, issued: 0 };
 
   async function newKey(mode: 'live' | 'test' = 'live', scopes: string[] = ['all']): Promise<string> {
-    const { key } = await createApiKey(server.db, { companyId, mode, scopes, days: 30 });
+    const { key } = await createApiKey(asOperator(server.db), { companyId, mode, scopes, days: 30 });
     keys.push(key);
     return key;
   }
@@ -139,8 +140,8 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
         items: [{ product_id: fixture.instalacao, quantity: 2, price: '1250.50' }],
       })
     ).id;
-    await issueInvoice(server.db, fixture.issued);
-    await recordReceipt(server.db, {
+    await issueInvoice(asOperator(server.db), fixture.issued);
+    await recordReceipt(asOperator(server.db), {
       invoiceId: fixture.issued,
       amount: '1000.00',
       date: '2026-11-12',

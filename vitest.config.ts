@@ -17,7 +17,8 @@ export default defineConfig({
     // is spent waiting on PostgreSQL, Redis and the servers it starts, not on the CPU.
     maxWorkers: 2,
     testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Hooks start servers and databases: waits for conditions, bounded, slower on a loaded machine.
+    hookTimeout: 240_000,
     globalSetup: ['./test/helpers/global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: [UNIT] } },

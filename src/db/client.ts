@@ -16,7 +16,12 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 export type StorageTarget =
   | { kind: 'postgres'; url: string; poolSize?: number; timeouts?: DatabaseTimeouts }
-  | { kind: 'pglite'; dataDir: string | null /* null: in memory */ };
+  | {
+      kind: 'pglite';
+      dataDir: string | null /* null: in memory */;
+      /** Starts as a copy of this dump (PGlite's dumpDataDir) instead of a new cluster (tests). */
+      loadDataDir?: Blob;
+    };
 
 export interface DatabaseHandle {
   db: Database;
@@ -75,7 +80,11 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
     };
   }
   if (target.dataDir) createPrivateDir(target.dataDir);
-  const client = new PGlite({ ...PGLITE_OPTIONS, ...(target.dataDir ? { dataDir: target.dataDir } : {}) });
+  const client = new PGlite({
+    ...PGLITE_OPTIONS,
+    ...(target.dataDir ? { dataDir: target.dataDir } : {}),
+    ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
+  });
   await client.waitReady;
   // PGlite unpacks a new database with files open to everyone: private, like the rest.
   if (target.dataDir) restrictDataDir(target.dataDir);

@@ -11,6 +11,7 @@ import {
   cliJson,
   commandJson,
   createCliStorage,
+  PROCESS_TEST_TIMEOUT_MS,
   runCli,
   runInProcess,
   type ServeProcess,
@@ -75,7 +76,9 @@ const ALL_SCOPES = [
   'payments:read',
 ];
 
-describe(`operator CLI next to a running server (${testStorage()})`, () => {
+describe(`operator CLI next to a running server (${testStorage()})`, {
+  timeout: PROCESS_TEST_TIMEOUT_MS,
+}, () => {
   let storage: CliStorage;
   let server: ServeProcess;
   let receiver: Receiver;

@@ -5,6 +5,7 @@ import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/cli.js';
 import { testStorage } from '../helpers/database.js';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
@@ -32,48 +33,52 @@ function expectPrivate(dir: string): void {
   expect(open.map((entry) => `${entry.path} ${entry.mode.toString(8)}`)).toEqual([]);
 }
 
-describe.runIf(testStorage() === 'pglite')('DATA_DIR is private', () => {
-  const parent = mkdtempSync(join(tmpdir(), 'partner-api-modes-'));
-  const dataDir = join(parent, 'data');
-  const servers: ServerProcess[] = [];
-  const previousUmask = process.umask();
+describe.runIf(testStorage() === 'pglite')(
+  'DATA_DIR is private',
+  { timeout: PROCESS_TEST_TIMEOUT_MS },
+  () => {
+    const parent = mkdtempSync(join(tmpdir(), 'partner-api-modes-'));
+    const dataDir = join(parent, 'data');
+    const servers: ServerProcess[] = [];
+    const previousUmask = process.umask();
 
-  afterAll(async () => {
-    process.umask(previousUmask);
-    for (const server of servers) await server.kill('SIGKILL');
-    rmSync(parent, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      process.umask(previousUmask);
+      for (const server of servers) await server.kill('SIGKILL');
+      rmSync(parent, { recursive: true, force: true });
+    });
 
-  it('is created 0700 with private files even under umask 000, and an existing one is fixed on start', async () => {
-    // The server inherits the most permissive umask there is.
-    process.umask(0o000);
-    const first = await startServerProcess({ DATA_DIR: dataDir });
-    servers.push(first);
-    const key = /svc_sk_live_[A-Za-z0-9]+/.exec(first.output())?.[0];
-    // A few writes, so the database creates files after start too.
-    for (let i = 0; i < 3; i++) {
-      const res = await fetch(`${first.baseUrl}/customers`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          'idempotency-key': `modes-${i}-0000`,
-        },
-        body: JSON.stringify({ name: `Cliente ${i}` }),
-      });
-      expect(res.status).toBe(201);
-    }
-    expectPrivate(dataDir);
-    expect(lstatSync(join(dataDir, 'admin.sock')).mode & 0o777).toBe(0o600);
-    await first.kill('SIGTERM');
+    it('is created 0700 with private files even under umask 000, and an existing one is fixed on start', async () => {
+      // The server inherits the most permissive umask there is.
+      process.umask(0o000);
+      const first = await startServerProcess({ DATA_DIR: dataDir });
+      servers.push(first);
+      const key = /svc_sk_live_[A-Za-z0-9]+/.exec(first.output())?.[0];
+      // A few writes, so the database creates files after start too.
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${first.baseUrl}/customers`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            'idempotency-key': `modes-${i}-0000`,
+          },
+          body: JSON.stringify({ name: `Cliente ${i}` }),
+        });
+        expect(res.status).toBe(201);
+      }
+      expectPrivate(dataDir);
+      expect(lstatSync(join(dataDir, 'admin.sock')).mode & 0o777).toBe(0o600);
+      await first.kill('SIGTERM');
 
-    // An older version left it open to everyone: the next start closes it.
-    loosen(dataDir);
-    expect(lstatSync(dataDir).mode & 0o777).toBe(0o777);
-    const second = await startServerProcess({ DATA_DIR: dataDir });
-    servers.push(second);
-    expectPrivate(dataDir);
-    const ping = await fetch(`${second.baseUrl}/ping`, { headers: { authorization: `Bearer ${key}` } });
-    expect(ping.status).toBe(200);
-  });
-});
+      // An older version left it open to everyone: the next start closes it.
+      loosen(dataDir);
+      expect(lstatSync(dataDir).mode & 0o777).toBe(0o777);
+      const second = await startServerProcess({ DATA_DIR: dataDir });
+      servers.push(second);
+      expectPrivate(dataDir);
+      const ping = await fetch(`${second.baseUrl}/ping`, { headers: { authorization: `Bearer ${key}` } });
+      expect(ping.status).toBe(200);
+    });
+  },
+);

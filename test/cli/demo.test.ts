@@ -6,6 +6,7 @@ import {
   type CliStorage,
   cliJson,
   createCliStorage,
+  PROCESS_TEST_TIMEOUT_MS,
   runCli,
   type ServeProcess,
   startServe,
@@ -21,7 +22,7 @@ interface DemoOutput {
   api_base_url?: string;
 }
 
-describe(`demo on a fresh database (${testStorage()})`, () => {
+describe(`demo on a fresh database (${testStorage()})`, { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let storage: CliStorage;
   let server: ServeProcess | undefined;
   const demos: DemoOutput[] = [];

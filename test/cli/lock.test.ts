@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminSocketPath } from '../../src/cli/admin-socket.js';
 import { LOCK_FILE, lockPath, tryAcquireLock } from '../../src/cli/lock.js';
-import { type CliStorage, cliJson, createCliStorage, runCli } from '../helpers/cli.js';
+import {
+  type CliStorage,
+  cliJson,
+  createCliStorage,
+  PROCESS_TEST_TIMEOUT_MS,
+  runCli,
+} from '../helpers/cli.js';
 import { testStorage } from '../helpers/database.js';
 
 /** A live process that is not this one, to own a lock. */
@@ -16,7 +22,7 @@ function sleeper(): ChildProcess {
   return spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore' });
 }
 
-describe('DATA_DIR lock', () => {
+describe('DATA_DIR lock', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let dir: string;
   let other: ChildProcess;
   beforeAll(async () => {
@@ -68,70 +74,81 @@ describe('DATA_DIR lock', () => {
   });
 });
 
-describe.runIf(testStorage() === 'pglite')('commands on the embedded database without a server', () => {
-  let storage: CliStorage;
-  let other: ChildProcess;
-  beforeAll(async () => {
-    storage = await createCliStorage();
-    other = sleeper();
-  });
-  afterAll(async () => {
-    other.kill('SIGKILL');
-    await storage?.close();
-  });
+describe.runIf(testStorage() === 'pglite')(
+  'commands on the embedded database without a server',
+  { timeout: PROCESS_TEST_TIMEOUT_MS },
+  () => {
+    let storage: CliStorage;
+    let other: ChildProcess;
+    beforeAll(async () => {
+      storage = await createCliStorage();
+      other = sleeper();
+    });
+    afterAll(async () => {
+      other.kill('SIGKILL');
+      await storage?.close();
+    });
 
-  it('open the database themselves and leave neither lock nor socket behind', async () => {
-    const dataDir = storage.env.DATA_DIR as string;
-    const created = await cliJson<{ id: number }>(
-      ['companies', 'create', '--name', 'Sem servidor'],
-      storage.env,
-    );
-    expect(created.id).toBeGreaterThan(0);
-    expect(existsSync(lockPath(dataDir))).toBe(false);
-    expect(existsSync(adminSocketPath(dataDir))).toBe(false);
-  });
+    it('open the database themselves and leave neither lock nor socket behind', async () => {
+      const dataDir = storage.env.DATA_DIR as string;
+      const created = await cliJson<{ id: number }>(
+        ['companies', 'create', '--name', 'Sem servidor'],
+        storage.env,
+      );
+      expect(created.id).toBeGreaterThan(0);
+      expect(existsSync(lockPath(dataDir))).toBe(false);
+      expect(existsSync(adminSocketPath(dataDir))).toBe(false);
+    });
 
-  it('take over a stale lock and ignore a dead socket file', async () => {
-    const dataDir = storage.env.DATA_DIR as string;
-    writeFileSync(lockPath(dataDir), JSON.stringify({ pid: 2 ** 22 + 17, role: 'serve', started_at: 'old' }));
-    writeFileSync(adminSocketPath(dataDir), ''); // left by a killed server: nothing listens
-    const list = await cliJson<{ companies: { name: string }[] }>(['companies', 'list'], storage.env);
-    expect(list.companies.map((c) => c.name)).toContain('Sem servidor');
-    expect(existsSync(lockPath(dataDir))).toBe(false);
-    await unlink(adminSocketPath(dataDir));
-  });
+    it('take over a stale lock and ignore a dead socket file', async () => {
+      const dataDir = storage.env.DATA_DIR as string;
+      writeFileSync(
+        lockPath(dataDir),
+        JSON.stringify({ pid: 2 ** 22 + 17, role: 'serve', started_at: 'old' }),
+      );
+      writeFileSync(adminSocketPath(dataDir), ''); // left by a killed server: nothing listens
+      const list = await cliJson<{ companies: { name: string }[] }>(['companies', 'list'], storage.env);
+      expect(list.companies.map((c) => c.name)).toContain('Sem servidor');
+      expect(existsSync(lockPath(dataDir))).toBe(false);
+      await unlink(adminSocketPath(dataDir));
+    });
 
-  it('wait while another process holds the directory, then run', async () => {
-    const dataDir = storage.env.DATA_DIR as string;
-    writeFileSync(lockPath(dataDir), JSON.stringify({ pid: other.pid, role: 'cli', started_at: 'now' }));
-    const started = Date.now();
-    const pending = runCli(['companies', 'list', '--json'], storage.env);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    await unlink(lockPath(dataDir));
-    const result = await pending;
-    expect(result.code, result.stderr).toBe(0);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
-    expect(JSON.parse(result.stdout).companies.length).toBeGreaterThan(0);
-  });
-});
+    it('wait while another process holds the directory, then run', async () => {
+      const dataDir = storage.env.DATA_DIR as string;
+      writeFileSync(lockPath(dataDir), JSON.stringify({ pid: other.pid, role: 'cli', started_at: 'now' }));
+      const started = Date.now();
+      const pending = runCli(['companies', 'list', '--json'], storage.env);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await unlink(lockPath(dataDir));
+      const result = await pending;
+      expect(result.code, result.stderr).toBe(0);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+      expect(JSON.parse(result.stdout).companies.length).toBeGreaterThan(0);
+    });
+  },
+);
 
-describe.runIf(testStorage() === 'postgres')('commands on PostgreSQL', () => {
-  let storage: CliStorage;
-  beforeAll(async () => {
-    storage = await createCliStorage();
-  });
-  afterAll(() => storage?.close());
+describe.runIf(testStorage() === 'postgres')(
+  'commands on PostgreSQL',
+  { timeout: PROCESS_TEST_TIMEOUT_MS },
+  () => {
+    let storage: CliStorage;
+    beforeAll(async () => {
+      storage = await createCliStorage();
+    });
+    afterAll(() => storage?.close());
 
-  it('never create or lock DATA_DIR, and may run side by side', async () => {
-    const unused = join(tmpdir(), `invoicing-unused-${process.pid}-${Date.now()}`);
-    const env = { ...storage.env, DATA_DIR: unused };
-    const results = await Promise.all(
-      ['Primeira', 'Segunda', 'Terceira'].map((name) =>
-        runCli(['companies', 'create', '--name', name, '--json'], env),
-      ),
-    );
-    for (const result of results) expect(result.code, result.stderr).toBe(0);
-    expect(new Set(results.map((r) => JSON.parse(r.stdout).id)).size).toBe(3);
-    expect(existsSync(unused)).toBe(false);
-  });
-});
+    it('never create or lock DATA_DIR, and may run side by side', async () => {
+      const unused = join(tmpdir(), `invoicing-unused-${process.pid}-${Date.now()}`);
+      const env = { ...storage.env, DATA_DIR: unused };
+      const results = await Promise.all(
+        ['Primeira', 'Segunda', 'Terceira'].map((name) =>
+          runCli(['companies', 'create', '--name', name, '--json'], env),
+        ),
+      );
+      for (const result of results) expect(result.code, result.stderr).toBe(0);
+      expect(new Set(results.map((r) => JSON.parse(r.stdout).id)).size).toBe(3);
+      expect(existsSync(unused)).toBe(false);
+    });
+  },
+);

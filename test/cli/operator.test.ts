@@ -10,6 +10,7 @@ import {
   cliJson,
   commandJson,
   createCliStorage,
+  PROCESS_TEST_TIMEOUT_MS,
   runCli,
   runInProcess,
   type ServeProcess,
@@ -25,7 +26,7 @@ interface Demo {
   test_key: { id: number; key: string };
 }
 
-describe(`operator command line additions (${testStorage()})`, () => {
+describe(`operator command line additions (${testStorage()})`, { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let storage: CliStorage;
   let server: ServeProcess;
   let env: Record<string, string>;

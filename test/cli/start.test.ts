@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CliStorage, createCliStorage, runCli, startServe } from '../helpers/cli.js';
+import {
+  type CliStorage,
+  createCliStorage,
+  PROCESS_TEST_TIMEOUT_MS,
+  runCli,
+  startServe,
+} from '../helpers/cli.js';
 import { testStorage } from '../helpers/database.js';
 
 async function occupiedPort(): Promise<{ port: number; server: Server }> {
@@ -18,7 +24,9 @@ async function occupiedPort(): Promise<{ port: number; server: Server }> {
   return { port: typeof address === 'object' && address ? address.port : 0, server };
 }
 
-describe(`serve refuses a start that would fail, creating nothing (${testStorage()})`, () => {
+describe(`serve refuses a start that would fail, creating nothing (${testStorage()})`, {
+  timeout: PROCESS_TEST_TIMEOUT_MS,
+}, () => {
   let storage: CliStorage;
   let busy: { port: number; server: Server };
 
@@ -94,73 +102,79 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
   });
 });
 
-describe.runIf(testStorage() === 'pglite')('DATA_DIR is never created silently', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'invoicing-start-'));
-  });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
-  let stop: (() => Promise<number | null>) | null = null;
-  afterEach(async () => {
-    await stop?.();
-    stop = null;
-  });
-
-  it('a mistyped path (its parent does not exist) is refused', async () => {
-    const dataDir = join(dir, 'srv', 'invocing', 'data');
-    const result = await runCli(['serve'], { DATA_DIR: dataDir });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(
-      /^error: DATA_DIR .* does not exist, nor does its parent .*: is DATA_DIR mistyped\?/,
-    );
-    expect(existsSync(join(dir, 'srv'))).toBe(false);
-  });
-
-  it('a directory holding other files is refused and left as it was', async () => {
-    const dataDir = join(dir, 'home');
-    await mkdir(dataDir);
-    await writeFile(join(dataDir, 'notes.txt'), 'not a database');
-    const result = await runCli(['serve'], { DATA_DIR: dataDir });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/holds other files but no embedded database: refusing to create one there/);
-    expect(readdirSync(dataDir)).toEqual(['notes.txt']);
-  });
-
-  it('a command that only reads never creates one; one that writes creates it and says so', async () => {
-    const dataDir = join(dir, 'fresh-for-commands');
-    const read = await runCli(['companies', 'list'], { DATA_DIR: dataDir });
-    expect(read.code).toBe(1);
-    expect(read.stderr).toMatch(
-      /^error: there is no embedded database in .*fresh-for-commands \(DATA_DIR does not exist\)/,
-    );
-    expect(existsSync(dataDir)).toBe(false);
-
-    const write = await runCli(['companies', 'create', '--name', 'Primeira', '--json'], {
-      DATA_DIR: dataDir,
+describe.runIf(testStorage() === 'pglite')(
+  'DATA_DIR is never created silently',
+  { timeout: PROCESS_TEST_TIMEOUT_MS },
+  () => {
+    let dir: string;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'invoicing-start-'));
     });
-    expect(write.code).toBe(0);
-    expect(JSON.parse(write.stdout)).toMatchObject({ id: 1, name: 'Primeira' });
-    expect(write.stderr).toContain(
-      `!!! DATA_DIR ${dataDir} did not exist: created it with a NEW, EMPTY embedded database`,
-    );
-    const again = await runCli(['companies', 'list', '--json'], { DATA_DIR: dataDir });
-    expect(again.stderr).toBe('');
-    expect(JSON.parse(again.stdout).companies).toHaveLength(1);
-  });
+    afterAll(() => rm(dir, { recursive: true, force: true }));
+    let stop: (() => Promise<number | null>) | null = null;
+    afterEach(async () => {
+      await stop?.();
+      stop = null;
+    });
 
-  it('the first start of a new DATA_DIR creates it loudly; later starts reuse it quietly', async () => {
-    const dataDir = join(dir, 'data');
-    const first = await startServe({ DATA_DIR: dataDir });
-    stop = first.stop;
-    expect(first.ready).toMatchObject({ data_dir_created: true, demo: { company: { id: 1 } } });
-    expect(first.stderr()).toContain(
-      `!!! DATA_DIR ${dataDir} did not exist: created it with a NEW, EMPTY embedded database`,
-    );
-    expect(await first.stop()).toBe(0);
+    it('a mistyped path (its parent does not exist) is refused', async () => {
+      const dataDir = join(dir, 'srv', 'invocing', 'data');
+      const result = await runCli(['serve'], { DATA_DIR: dataDir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^error: DATA_DIR .* does not exist, nor does its parent .*: is DATA_DIR mistyped\?/,
+      );
+      expect(existsSync(join(dir, 'srv'))).toBe(false);
+    });
 
-    const later = await startServe({ DATA_DIR: dataDir });
-    stop = later.stop;
-    expect(later.ready).toMatchObject({ data_dir_created: false, demo: null });
-    expect(later.stderr()).not.toContain('!!!');
-  });
-});
+    it('a directory holding other files is refused and left as it was', async () => {
+      const dataDir = join(dir, 'home');
+      await mkdir(dataDir);
+      await writeFile(join(dataDir, 'notes.txt'), 'not a database');
+      const result = await runCli(['serve'], { DATA_DIR: dataDir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /holds other files but no embedded database: refusing to create one there/,
+      );
+      expect(readdirSync(dataDir)).toEqual(['notes.txt']);
+    });
+
+    it('a command that only reads never creates one; one that writes creates it and says so', async () => {
+      const dataDir = join(dir, 'fresh-for-commands');
+      const read = await runCli(['companies', 'list'], { DATA_DIR: dataDir });
+      expect(read.code).toBe(1);
+      expect(read.stderr).toMatch(
+        /^error: there is no embedded database in .*fresh-for-commands \(DATA_DIR does not exist\)/,
+      );
+      expect(existsSync(dataDir)).toBe(false);
+
+      const write = await runCli(['companies', 'create', '--name', 'Primeira', '--json'], {
+        DATA_DIR: dataDir,
+      });
+      expect(write.code).toBe(0);
+      expect(JSON.parse(write.stdout)).toMatchObject({ id: 1, name: 'Primeira' });
+      expect(write.stderr).toContain(
+        `!!! DATA_DIR ${dataDir} did not exist: created it with a NEW, EMPTY embedded database`,
+      );
+      const again = await runCli(['companies', 'list', '--json'], { DATA_DIR: dataDir });
+      expect(again.stderr).toBe('');
+      expect(JSON.parse(again.stdout).companies).toHaveLength(1);
+    });
+
+    it('the first start of a new DATA_DIR creates it loudly; later starts reuse it quietly', async () => {
+      const dataDir = join(dir, 'data');
+      const first = await startServe({ DATA_DIR: dataDir });
+      stop = first.stop;
+      expect(first.ready).toMatchObject({ data_dir_created: true, demo: { company: { id: 1 } } });
+      expect(first.stderr()).toContain(
+        `!!! DATA_DIR ${dataDir} did not exist: created it with a NEW, EMPTY embedded database`,
+      );
+      expect(await first.stop()).toBe(0);
+
+      const later = await startServe({ DATA_DIR: dataDir });
+      stop = later.stop;
+      expect(later.ready).toMatchObject({ data_dir_created: false, demo: null });
+      expect(later.stderr()).not.toContain('!!!');
+    });
+  },
+);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/main.js';
-import { runCli, runInProcess } from '../helpers/cli.js';
+import { PROCESS_TEST_TIMEOUT_MS, runCli, runInProcess } from '../helpers/cli.js';
 
 const inProcess = (argv: string[]) => runInProcess(argv, {});
 
@@ -38,7 +38,7 @@ const DECISIONS_COMMANDS = [
 /** Added for operators (issue 13): look-ups without the API, and the audit trail. */
 const OPERATOR_COMMANDS = ['customers list', 'invoices list', 'audit'];
 
-describe('bin/invoicing: help and usage', () => {
+describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'invoicing-usage-'));

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServeProcess, startServe } from '../helpers/cli.js';
-import { testStorage } from '../helpers/database.js';
+import { migratedDataDir, testStorage } from '../helpers/database.js';
 import { freePort } from '../helpers/server-process.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -32,7 +32,8 @@ describe.runIf(testStorage() === 'pglite')('docs in a browser', () => {
     }
     await mkdir(ARTIFACTS, { recursive: true });
     dir = await mkdtemp(join(tmpdir(), 'partner-sandbox-'));
-    server = await startServe({ DATA_DIR: join(dir, 'data'), DOCS_PORT: String(await freePort()) });
+    const dataDir = await migratedDataDir(join(dir, 'data'));
+    server = await startServe({ DATA_DIR: dataDir, DOCS_PORT: String(await freePort()) });
     const ready = server.ready as { docs_url: string; demo: { live_key: { key: string } } };
     docsUrl = ready.docs_url;
     liveKey = ready.demo.live_key.key;

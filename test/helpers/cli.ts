@@ -6,9 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertConforms } from './conformance.js';
-import { createEmptyPostgresDatabase, createTestDatabase, testStorage } from './database.js';
+import { createEmptyPostgresDatabase, createTestDatabase, migratedDataDir, testStorage } from './database.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/invoicing', import.meta.url));
+
+/**
+ * Timeout of a test that starts processes (servers, commands, PGlite in each): each waits for a
+ * condition, bounded; on a loaded machine they take several times as long as on a quiet one.
+ */
+export const PROCESS_TEST_TIMEOUT_MS = 240_000;
 
 /** Environment of every child: nothing inherited that could point at another database. */
 function baseEnv(): Record<string, string> {
@@ -114,13 +120,20 @@ export interface CliStorage {
   close(): Promise<void>;
 }
 
-/** A fresh database of the current project's storage; `migrated: false` leaves PostgreSQL empty. */
+/**
+ * A fresh database of the current project's storage, migrated: on PGlite a DATA_DIR holding a copy
+ * of the migrated database the global setup made (so a server's first start skips creating the
+ * cluster; it still finds no company and makes the demo). `migrated: false`: an empty PostgreSQL
+ * database, or a DATA_DIR that does not exist yet.
+ */
 export async function createCliStorage(options: { migrated?: boolean } = {}): Promise<CliStorage> {
   if (testStorage() === 'pglite') {
     const dir = await mkdtemp(join(tmpdir(), 'invoicing-cli-'));
+    const dataDir = join(dir, 'data');
+    if (options.migrated !== false) await migratedDataDir(dataDir);
     return {
       kind: 'pglite',
-      env: { DATA_DIR: join(dir, 'data') },
+      env: { DATA_DIR: dataDir },
       close: () => rm(dir, { recursive: true, force: true }),
     };
   }

@@ -1,9 +1,14 @@
 // A fresh, migrated database per test file, on the storage the current project runs
-// (TEST_STORAGE=pglite: in memory; TEST_STORAGE=postgres: a new database on TEST_DATABASE_URL).
+// (TEST_STORAGE=pglite: in memory; TEST_STORAGE=postgres: a new database on TEST_DATABASE_URL),
+// copied from the migrated database the global setup made once (test/helpers/migrated-databases.ts).
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
-import { runMigrations } from '../../src/db/migrate.js';
 import { TEST_DATABASE_URL } from './services.js';
 
 export type TestStorage = 'pglite' | 'postgres';
@@ -31,10 +36,22 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
-/** Creates an empty PostgreSQL database and returns its URL (no migrations). */
-export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * Makes `dataDir` (absent or empty) hold a copy of the migrated embedded database, for a server
+ * process: its first start then skips creating the cluster (it still finds no company: the demo).
+ */
+export async function migratedDataDir(dataDir: string): Promise<string> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await promisify(execFile)('tar', ['-xf', inject('pgliteDump'), '-C', dataDir]);
+  return dataDir;
+}
+
+/** Creates an empty PostgreSQL database (or a copy of `template`) and returns its URL. */
+export async function createEmptyPostgresDatabase(
+  template?: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `partner_api_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`create database ${name}`);
+  await adminQuery(`create database ${name}${template ? ` template ${template}` : ''}`);
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;
   return {
@@ -45,13 +62,12 @@ export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop
 
 export async function createTestDatabase(storage: TestStorage = testStorage()): Promise<TestDatabase> {
   if (storage === 'pglite') {
-    const handle = await openDatabase({ kind: 'pglite', dataDir: null });
-    await runMigrations(handle);
+    const dump = new Blob([readFileSync(inject('pgliteDump'))]);
+    const handle = await openDatabase({ kind: 'pglite', dataDir: null, loadDataDir: dump });
     return { handle, url: null, close: () => handle.close() };
   }
-  const empty = await createEmptyPostgresDatabase();
+  const empty = await createEmptyPostgresDatabase(inject('postgresTemplate'));
   const handle = await openDatabase({ kind: 'postgres', url: empty.url, poolSize: 20 });
-  await runMigrations(handle);
   return {
     handle,
     url: empty.url,

@@ -1,12 +1,19 @@
 // Runs once before any test: the services the suite needs must be there, or the run stops
-// with a message that says what to start. Nothing is ever skipped silently.
+// with a message that says what to start. Nothing is ever skipped silently. Then it prepares the
+// migrated database every test file starts from (test/helpers/database.ts), once per run.
+
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { prepareMigratedDatabases } from './migrated-databases.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './services.js';
 
-export default async function setup(): Promise<void> {
+export default async function setup(project: TestProject): Promise<void> {
   await checkPostgres();
   await checkRedis();
+  const { pgliteDump, postgresTemplate } = await prepareMigratedDatabases();
+  project.provide('pgliteDump', pgliteDump);
+  project.provide('postgresTemplate', postgresTemplate);
 }
 
 async function checkPostgres(): Promise<void> {

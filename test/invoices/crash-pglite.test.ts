@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testStorage } from '../helpers/database.js';
+import { migratedDataDir, testStorage } from '../helpers/database.js';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
 const LINES = 150;
@@ -32,6 +32,7 @@ describe.runIf(testStorage() === 'pglite')('embedded storage across a SIGKILL mi
   it('keeps invoices whole and creates each exactly once after retries', {
     timeout: 4 * PATIENCE_MS,
   }, async () => {
+    await migratedDataDir(dataDir);
     const first = await startServerProcess(env);
     servers.push(first);
     const key = /svc_sk_live_[A-Za-z0-9]+/.exec(first.output())?.[0];

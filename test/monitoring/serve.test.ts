@@ -1,7 +1,14 @@
 // The real `serve` with OPS_PORT: the monitoring server next to the API, and its logs: one line
 // per request, short human lines (LOG_FORMAT=pretty, or a terminal) or JSON lines otherwise.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, type CliStorage, createCliStorage, type ServeProcess, startServe } from '../helpers/cli.js';
+import {
+  apiCall,
+  type CliStorage,
+  createCliStorage,
+  PROCESS_TEST_TIMEOUT_MS,
+  type ServeProcess,
+  startServe,
+} from '../helpers/cli.js';
 import { testStorage } from '../helpers/database.js';
 
 interface Ready {
@@ -9,7 +16,7 @@ interface Ready {
   demo: { live_key: { key: string } } | null;
 }
 
-describe(`serve with an operations port (${testStorage()})`, () => {
+describe(`serve with an operations port (${testStorage()})`, { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let storage: CliStorage;
   let server: ServeProcess | null = null;
   let key: string;

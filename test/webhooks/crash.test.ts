@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliJson, runInProcess } from '../helpers/cli.js';
-import { createEmptyPostgresDatabase, testStorage } from '../helpers/database.js';
+import { createEmptyPostgresDatabase, migratedDataDir, testStorage } from '../helpers/database.js';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { type Receiver, startReceiver, verified } from '../helpers/webhook-receiver.js';
 
@@ -42,7 +42,7 @@ describe('webhooks across a SIGKILL of the server', () => {
     if (testStorage() === 'pglite') {
       const dir = mkdtempSync(join(tmpdir(), 'webhooks-crash-'));
       cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-      storage.DATA_DIR = join(dir, 'data');
+      storage.DATA_DIR = await migratedDataDir(join(dir, 'data'));
     } else {
       const empty = await createEmptyPostgresDatabase();
       cleanups.push(() => empty.drop());

@@ -2,8 +2,10 @@
 // operation of the shared table (src/operations/index.ts) it runs, and how its result reads as text.
 // Nothing here touches the database, so `--help` and usage errors stay fast.
 import type { ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.js';
 import { SCOPES } from '../keys/scopes.js';
 import type { OperationName } from '../operations/index.js';
+import { BACKUP_COMMANDS } from './backup.js';
 import { asRow, details, field, type Row, table } from './output.js';
 import { WEBHOOK_COMMANDS } from './webhooks.js';
 
@@ -15,7 +17,17 @@ export interface TextContext {
   apiBaseUrl: string;
 }
 
-export interface Command {
+export type Command = CommandShape &
+  (
+    | { operation: OperationName; run?: never }
+    | {
+        operation?: never;
+        /** Instead of an operation: works on the storage's files itself (restore: src/cli/backup.ts). */
+        run(config: Config, args: Record<string, unknown>): Promise<unknown>;
+      }
+  );
+
+interface CommandShape {
   /** Words that select it, e.g. "keys create". */
   name: string;
   summary: string;
@@ -27,7 +39,6 @@ export interface Command {
   /** Name of the one positional argument the command takes, if any (e.g. "ID"). */
   positional?: string;
   required?: readonly string[];
-  operation: OperationName;
   args(values: FlagValues, positional: string | undefined): Record<string, unknown>;
   text(result: unknown, context: TextContext): string;
 }
@@ -381,6 +392,9 @@ export const COMMANDS: readonly Command[] = [
 
   // ---- webhooks (src/cli/webhooks.ts) ----
   ...WEBHOOK_COMMANDS,
+
+  // ---- backup, restore (src/cli/backup.ts) ----
+  ...BACKUP_COMMANDS,
 ];
 
 export const SERVE_HELP = `Usage: bin/invoicing serve [--demo] [--json]

@@ -118,10 +118,12 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
   );
   let result: unknown;
   try {
-    result = await runOperation(config, command.operation, operationArgs, {
-      actor: actorOf(values),
-      notice: (text) => io.err(`\n!!! ${text}\n`),
-    });
+    result = command.run
+      ? await command.run(config, operationArgs)
+      : await runOperation(config, command.operation, operationArgs, {
+          actor: actorOf(values),
+          notice: (text) => io.err(`\n!!! ${text}\n`),
+        });
   } catch (error) {
     // A flag value of the wrong form is wrong usage, like an unknown flag.
     if (error instanceof ArgumentError) throw new UsageError(error.message, command.name);

@@ -30,6 +30,12 @@ export interface DatabaseHandle {
    * after a reconnection); resolves to the function that stops listening.
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /**
+   * The embedded database in a directory only: runs `work` on that directory while its files are
+   * complete and nothing writes them (after a checkpoint, with every other statement waiting), so
+   * that a copy of the files is a consistent database.
+   */
+  whileQuiescent?<T>(work: (dataDir: string) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -85,6 +91,17 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
     kind: 'pglite',
     description: target.dataDir ? `embedded PGlite in ${target.dataDir}` : 'embedded PGlite in memory',
     listen: (channel, onNotify) => client.listen(channel, onNotify),
+    // In a transaction of its own: every other statement waits for PGlite's one connection, and
+    // the checkpoint has written every change to the files (PGlite writes them straight to disk).
+    ...(target.dataDir
+      ? {
+          whileQuiescent: <T>(work: (dataDir: string) => Promise<T>) =>
+            client.transaction(async (tx) => {
+              await tx.exec('checkpoint');
+              return work(target.dataDir as string);
+            }),
+        }
+      : {}),
     close: () => client.close(),
   };
 }

@@ -21,6 +21,7 @@ import {
   revokeApiKey,
 } from './api-keys.js';
 import { type AuditTarget, listAuditEntries, osUser, writeAuditEntry } from './audit.js';
+import { backupOperations } from './backup.js';
 import { createCompany, listCompanies, requireCompany, setPartnerApi } from './companies.js';
 import { ArgumentError, OperationError } from './errors.js';
 import { createGlobalCustomer } from './global-customers.js';
@@ -403,6 +404,7 @@ export const operations = {
   }),
 
   ...webhookOperations,
+  ...backupOperations,
 };
 
 export type OperationName = keyof typeof operations;

@@ -21,10 +21,12 @@ export { DOCS_DIST, DOCS_SOURCE };
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const OPENAPI = join(ROOT, 'openapi.json');
 
-/** The guide in each language: source under docs/site/, page under the site. */
+/** The guide and the MCP server's page in each language: source under docs/site/, page under the site. */
 const GUIDES = [
   { source: 'pt/guia.md', target: 'pt/index.html', lang: 'pt' },
   { source: 'en/guide.md', target: 'en/index.html', lang: 'en' },
+  { source: 'pt/mcp.md', target: 'pt/mcp.html', lang: 'pt' },
+  { source: 'en/mcp.md', target: 'en/mcp.html', lang: 'en' },
 ] as const;
 
 const exec = promisify(execFile);

@@ -22,7 +22,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { BoundedMap } from '../bounded-map.js';
 import type { Config, RateLimitConfig } from '../config.js';
 import { ApiError } from '../errors.js';
-import { metrics, type RateLimitStoreState } from '../ops/metrics.js';
+import { metrics, type RateLimitStoreState } from '../metrics/registry.js';
 
 export interface KeyUsage {
   apiKeyId: number;

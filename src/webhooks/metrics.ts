@@ -1,5 +1,5 @@
 // The Prometheus metrics of webhook deliveries, in a registry of their own that the operations
-// server serves with the others (src/ops/server.ts). Counters only go up while the process lives;
+// server serves with the others (src/monitoring/server.ts). Counters only go up while the process lives;
 // Prometheus's rate() and increase() see a restart's reset for what it is (a gauge could not):
 //   invoicing_webhook_attempts_total{outcome}          every HTTP attempt: succeeded, failed
 //   invoicing_webhook_deliveries_exhausted_total       deliveries given up after their last retry

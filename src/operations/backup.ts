@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { create as createTar } from 'tar';
 import type { DatabaseHandle } from '../db/client.js';
 import { ArgumentError, OperationError } from './errors.js';
 
@@ -31,6 +30,8 @@ export async function writeBackup(handle: DatabaseHandle, file: string): Promise
   }
   const partial = `${file}.partial-${randomBytes(4).toString('hex')}`;
   let takenAt = '';
+  // Loaded here: the server needs it only when a backup is asked for.
+  const { create: createTar } = await import('tar');
   try {
     await handle.whileQuiescent(async (dataDir) => {
       takenAt = new Date().toISOString();

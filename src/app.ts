@@ -70,6 +70,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     createRateLimiter(config, app.log, {
       keyPrefix: await redisKeyPrefix(database.db, config.redisKeyPrefix),
     });
+  // Nothing is answered before the limits can count where they are shared (bounded; see
+  // src/http/rate-limit.ts): no instance lets a request through on a count of its own at start.
+  await rateLimiter.ready();
   app.decorate('db', database.db);
   app.decorate('config', config);
   app.decorate('rateLimiter', rateLimiter);

@@ -1,11 +1,12 @@
-// Step 10, after the path id: the query string, then the body. Every route is registered with
+// Step 10, after the path id: the query string (first any parameter the route does not take),
+// then the body. Every route is registered with
 // `attachValidation` (src/http/pipeline.ts), so a schema failure lands here instead of ending the
 // request at once: a bad query is one `invalid_query_parameter`; a bad body also gets the route's
 // own rules (`config.bodyRules`) judged on it, so the single 422 names every problem. A body that
 // passes its schema goes on to the handler, whose service applies the same own rules in its
 // transaction.
 import type { FastifyRequest } from 'fastify';
-import { addFieldError, type FieldErrors, validationFailed } from '../errors.js';
+import { ApiError, addFieldError, type FieldErrors, validationFailed } from '../errors.js';
 import { assertReadableBody } from './body.js';
 import { contextOf, isWriteMethod } from './request-state.js';
 import {
@@ -22,7 +23,55 @@ function failureOf(request: FastifyRequest): ValidationFailure | undefined {
   return request.validationError as ValidationFailure | undefined;
 }
 
+/** The parameters a route's query schema declares (none for a route without one), computed once. */
+const parameterNames = new WeakMap<object, readonly string[]>();
+const NO_PARAMETERS: readonly string[] = [];
+
+function routeParameters(request: FastifyRequest): readonly string[] {
+  const schema = request.routeOptions.schema?.querystring as { properties?: object } | undefined;
+  if (!schema) return NO_PARAMETERS;
+  let names = parameterNames.get(schema);
+  if (!names) {
+    names = Object.keys(schema.properties ?? {});
+    parameterNames.set(schema, names);
+  }
+  return names;
+}
+
+/** Longest part of an unknown parameter's name repeated in the answer. */
+const SHOWN_NAME_LENGTH = 100;
+
+function shownName(name: string): string {
+  return name.length > SHOWN_NAME_LENGTH ? `${name.slice(0, SHOWN_NAME_LENGTH)}…` : name;
+}
+
+/**
+ * decisions.md, lists: an unknown query parameter is `invalid_query_parameter` naming it, the
+ * hint listing the route's parameters (a typo such as `stauts=paid` must never silently return
+ * every invoice). A route without query parameters takes none.
+ */
+function unknownParameterError(request: FastifyRequest): ApiError | null {
+  const query = request.query;
+  if (typeof query !== 'object' || query === null) return null;
+  const known = routeParameters(request);
+  const unknown = Object.keys(query).filter((name) => !known.includes(name));
+  if (unknown.length === 0) return null;
+  const names = unknown.map((name) => `"${shownName(name)}"`).join(', ');
+  return new ApiError('invalid_query_parameter', {
+    message:
+      unknown.length === 1
+        ? `O parâmetro de consulta ${names} não existe neste pedido.`
+        : `Os parâmetros de consulta ${names} não existem neste pedido.`,
+    hint:
+      known.length > 0
+        ? `Parâmetros deste pedido: ${known.join(', ')}.`
+        : 'Este pedido não aceita parâmetros de consulta.',
+  });
+}
+
 export async function checkQuery(request: FastifyRequest): Promise<void> {
+  const unknown = unknownParameterError(request);
+  if (unknown) throw unknown;
   const failure = failureOf(request);
   if (failure?.validation && failure.validationContext === 'querystring') {
     throw queryValidationError(failure.validation);

@@ -12,6 +12,7 @@ import { contextOf, isWriteMethod } from './request-state.js';
 import {
   bodyFieldErrors,
   bodyTextProblems,
+  missingOnlyPaths,
   queryValidationError,
   type SchemaError,
   withoutBadText,
@@ -94,9 +95,12 @@ export async function checkBody(request: FastifyRequest): Promise<void> {
   if (bodyRules) {
     // The own rules may query the database: they see the body without the refused text.
     const own = await bodyRules(contextOf(request), withoutBadText(request.body), request.resourceId);
-    // A field the schema already refuses keeps just that message.
+    const missing = failure?.validation ? missingOnlyPaths(failure.validation) : new Set<string>();
     for (const [path, messages] of Object.entries(own)) {
-      if (errors[path]) continue;
+      // A field the schema already refuses keeps just that message, unless it is merely missing:
+      // then the own rule says why it is needed (a line's product_id).
+      if (missing.has(path)) errors[path] = [];
+      else if (errors[path]) continue;
       for (const message of messages) addFieldError(errors, path, message);
     }
   }

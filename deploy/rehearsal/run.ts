@@ -167,6 +167,7 @@ async function bringUp(runDir: string): Promise<Stack> {
       name: `invoicing${index + 1}`,
       ...settings(index),
       logFile: path.join(logDir, `invoicing${index + 1}.log`),
+      onCrash: (exit) => supervise(instances[index]!, exit),
     }),
   );
   await Promise.all(instances.map((instance) => instance.start()));
@@ -189,6 +190,29 @@ async function bringUp(runDir: string): Promise<Stack> {
   return { pg, redis, instances, haproxy, prometheus, databaseUrl, cliEnv, keys, companyIds };
 }
 
+/** Instances that exited without being asked to, as systemd's Restart=on-failure would see them. */
+const crashes: { name: string; at: number; exit: string }[] = [];
+const MAX_CRASH_RESTARTS = 5;
+const restarting = new Map<Instance, Promise<void>>();
+
+/** A crashed instance is recorded and started again after a second (deploy/invoicing.service). */
+function supervise(instance: Instance, exit: string): void {
+  crashes.push({ name: instance.name, at: recorder.now(), exit });
+  say(`!!! ${instance.name} exited unasked (${exit}); see its log. Starting it again, as systemd would`);
+  if (crashes.length > MAX_CRASH_RESTARTS) {
+    say(`!!! more than ${MAX_CRASH_RESTARTS} crashes: no more restarts`);
+    return;
+  }
+  const again = sleep(1000)
+    .then(() => instance.start())
+    .then(
+      ({ ms }) => say(`${instance.name} ready again after its crash (${seconds(ms)})`),
+      (error: Error) => say(`!!! ${instance.name} did not start again: ${error.message}`),
+    )
+    .finally(() => restarting.delete(instance));
+  restarting.set(instance, again);
+}
+
 /** Runs `action` as an event, then lets the load run `settleMs` (the after window). */
 async function event(
   name: string,
@@ -197,13 +221,23 @@ async function event(
 ): Promise<EventWindow> {
   say(`${name}...`);
   const start = recorder.now();
-  const detail = await action();
+  let detail: string;
+  let failed = false;
+  try {
+    detail = await action();
+  } catch (error) {
+    // The event could not be carried out (e.g. a bounded wait expired): the run goes on, and the
+    // table and the goals say so.
+    failed = true;
+    detail = `FAILED: ${(error as Error).message}`;
+  }
   const end = recorder.now();
   say(`${name}: ${detail}`);
   await sleep(options.settleMs);
   return {
     name,
     detail,
+    failed,
     start,
     end,
     until: recorder.now(),
@@ -217,6 +251,7 @@ async function restartInstance(
   instance: Instance,
   signal: 'SIGTERM' | 'SIGKILL',
 ): Promise<string> {
+  await restarting.get(instance);
   let stopped: string;
   if (signal === 'SIGTERM') {
     const { ms, killed } = await instance.stop();
@@ -407,6 +442,20 @@ async function rehearse(stack: Stack): Promise<{ table: string; goals: Goal[]; n
   const goals: Goal[] = [];
   const records = recorder.records;
   const inWindow = (from: number, to: number) => records.filter((r) => r.at >= from && r.at < to);
+
+  const failedEvents = events.filter((e) => e.failed);
+  goals.push({
+    name: 'every event carried out, no instance exited unasked',
+    met: failedEvents.length === 0 && crashes.length === 0,
+    detail:
+      [
+        ...failedEvents.map((e) => `${e.name}: ${e.detail}`),
+        ...crashes.map((c) => {
+          const during = events.filter((e) => e.start <= c.at).pop();
+          return `${c.name} crashed (${c.exit}) at ${seconds(c.at)}${during ? `, during/after "${during.name}"` : ''}`;
+        }),
+      ].join('; ') || `${events.length - 1} events, no crash`,
+  });
 
   const restartRecords = inWindow(restarts[0]!.start, restarts[restarts.length - 1]!.until);
   const restartFailures = failuresByKind(restartRecords);

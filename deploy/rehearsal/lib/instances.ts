@@ -26,6 +26,8 @@ export interface InstanceSettings {
   /** SHUTDOWN_DRAIN_MS: how long a stopping instance keeps serving while the proxy notices. */
   drainMs: number;
   logFile: string;
+  /** Called when the process exits without being asked to (a crash). */
+  onCrash?: (exit: string) => void;
 }
 
 /** Rate limits stay on (counted in Redis) but high enough that the steady load is never refused. */
@@ -37,7 +39,9 @@ const ROOMY_LIMITS: NodeJS.ProcessEnv = {
   RATE_LIMIT_IP_PER_MINUTE: '100000',
 };
 
-export function instanceEnv(settings: Omit<InstanceSettings, 'name' | 'logFile'>): NodeJS.ProcessEnv {
+export function instanceEnv(
+  settings: Omit<InstanceSettings, 'name' | 'logFile' | 'onCrash'>,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['DATA_DIR', 'DOCS_URL', 'LOG_LEVEL', 'LOG_FORMAT', 'TRUST_PROXY', 'HOST', 'OPS_HOST'])
     delete env[name];
@@ -78,7 +82,10 @@ export interface Instance {
 
 export function createInstance(settings: InstanceSettings): Instance {
   let child: ChildProcess | null = null;
-  const env = instanceEnv(settings);
+  const { onCrash, ...envSettings } = settings;
+  const env = instanceEnv(envSettings);
+  /** Set while the rehearsal itself stops the process: any other exit is a crash. */
+  let asked = false;
   const opsUrl = `http://127.0.0.1:${settings.opsPort}`;
 
   async function start(): Promise<{ ms: number }> {
@@ -91,6 +98,10 @@ export function createInstance(settings: InstanceSettings): Instance {
       'pipe',
     );
     child = spawned;
+    asked = false;
+    spawned.once('exit', (code, signal) => {
+      if (!asked) onCrash?.(`exit ${code ?? signal}`);
+    });
     const lines = createInterface({ input: spawned.stdout! });
     const readyLine = (async () => {
       for await (const line of lines) if (line.startsWith('{')) return true;
@@ -128,9 +139,11 @@ export function createInstance(settings: InstanceSettings): Instance {
     running: () => child !== null && isRunning(child),
     async stop() {
       if (!child) return { ms: 0, killed: false };
+      asked = true;
       return signalAndWait(child, 'SIGTERM', settings.drainMs + 30_000);
     },
     async kill() {
+      asked = true;
       if (child) await signalAndWait(child, 'SIGKILL', 10_000);
     },
   };

@@ -14,7 +14,7 @@ const run = promisify(execFile);
 
 export const PROMETHEUS_DIR = path.join(repoRoot, 'deploy/prometheus');
 export const ALERT_RULES = path.join(PROMETHEUS_DIR, 'alerts.yml');
-const SCRAPE_INTERVAL = '2s';
+const SCRAPE_INTERVAL = '5s';
 
 export interface Sample {
   labels: Record<string, string>;

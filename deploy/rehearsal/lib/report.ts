@@ -16,6 +16,8 @@ export interface EventWindow {
   /** Length of the before and after windows. */
   beforeMs: number;
   afterMs: number;
+  /** The event could not be carried out (its detail says why). */
+  failed?: boolean;
   /** The baseline row has a single window. */
   baseline?: boolean;
 }

@@ -2,8 +2,9 @@
 // over, or ended the session) fails that request's queries; it never crashes the process. Found by
 // the production rehearsal (deploy/rehearsal/): before, node-postgres emitted the break as an
 // 'error' event that nobody listened to on a checked-out client, and the instance died.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows, sql } from '../../src/db/client.js';
 import { createTestDatabase, type TestDatabase, testStorage } from '../helpers/database.js';
 import { TEST_DATABASE_URL } from '../helpers/services.js';

@@ -5,12 +5,22 @@
 // their operations ports (deploy/prometheus/). It prints one table and exits 1 when a goal is
 // missed, 2 when the rehearsal itself could not run.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { invoicingBin } from '../../bench/lib/paths.js';
+import { invoicingBin, repoRoot } from '../../bench/lib/paths.js';
 import { countRows, exactlyOnce, invoicing } from './lib/checks.js';
 import { type HaproxyServer, startHaproxy } from './lib/haproxy.js';
 import { createInstance, type Instance, instanceEnv } from './lib/instances.js';
@@ -23,6 +33,7 @@ import { isRetryable, Recorder } from './lib/recorder.js';
 import { createRedis, type RedisServer } from './lib/redis.js';
 import {
   type EventWindow,
+  endedWithin,
   failuresByKind,
   type Goal,
   latency,
@@ -441,7 +452,7 @@ async function rehearse(stack: Stack): Promise<{ table: string; goals: Goal[]; n
   // --- the goals
   const goals: Goal[] = [];
   const records = recorder.records;
-  const inWindow = (from: number, to: number) => records.filter((r) => r.at >= from && r.at < to);
+  const inWindow = (from: number, to: number) => endedWithin(records, from, to);
 
   const failedEvents = events.filter((e) => e.failed);
   goals.push({
@@ -544,7 +555,7 @@ async function rehearse(stack: Stack): Promise<{ table: string; goals: Goal[]; n
     500,
   ).catch(() => stack.prometheus.query('up{job="invoicing"}'));
   const rates = await stack.prometheus.query(
-    'sum by (route) (rate(invoicing_http_requests_total{job="invoicing"}[2m]))',
+    'sum by (method, route) (rate(invoicing_http_requests_total{job="invoicing"}[2m]))',
   );
   const routesSeen = new Set(records.map((r) => r.route)).size;
   const activeRoutes = rates.filter((sample) => sample.value > 0);
@@ -557,7 +568,7 @@ async function rehearse(stack: Stack): Promise<{ table: string; goals: Goal[]; n
       activeRoutes.length >= routesSeen,
     detail: `up: ${upText || 'none'}; rate by route: ${activeRoutes
       .sort((a, b) => b.value - a.value)
-      .map((sample) => `${sample.labels.route} ${sample.value.toFixed(2)}/s`)
+      .map((sample) => `${sample.labels.method} ${sample.labels.route} ${sample.value.toFixed(2)}/s`)
       .join(', ')} (${activeRoutes.length} routes, the load used ${routesSeen})`,
   });
 
@@ -587,7 +598,20 @@ async function rehearse(stack: Stack): Promise<{ table: string; goals: Goal[]; n
   return { table, goals, notes };
 }
 
+/** The instances run the compiled dist/: refuse to rehearse code older than src/. */
+function checkBuild(): void {
+  const stamp = path.join(repoRoot, 'dist/.build-stamp');
+  if (!existsSync(stamp)) throw new Error('dist/ is not built: run npm run build (npm ci does it)');
+  const built = statSync(stamp).mtimeMs;
+  const newest = (readdirSync(path.join(repoRoot, 'src'), { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => statSync(path.join(repoRoot, 'src', file)).mtimeMs)
+    .reduce((a, b) => Math.max(a, b), 0);
+  if (newest > built) throw new Error('src/ changed since dist/ was built: run npm run build first');
+}
+
 async function main(): Promise<number> {
+  checkBuild();
   installCleanup();
   rmSync(resultsDir, { recursive: true, force: true });
   mkdirSync(logDir, { recursive: true });

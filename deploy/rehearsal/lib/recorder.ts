@@ -12,7 +12,7 @@ export interface RequestRecord {
   /** e.g. `GET /customers/{id}` */
   route: string;
   status: number;
-  /** `ok`, or the kind of failure: `503 proxy`, `500 api`, `409 idempotency_request_in_flight`, `network ECONNRESET`... */
+  /** `ok`, or the kind of failure: `503 from HAProxy`, `500 api (generic)`, `409 idempotency_request_in_flight`, `network ECONNRESET`... */
   outcome: string;
 }
 
@@ -31,8 +31,11 @@ function failureOfAnswer(status: number, text: string, requestId: string | null)
   } catch {
     // not the API's envelope
   }
-  // The API's own generic answers (500, 503 busy) carry X-Request-Id; a proxy's do not.
-  return `${status} ${requestId ? 'api' : 'proxy'}`;
+  // HAProxy's own answers are small HTML pages; the API's generic answers (500, 503 busy) carry
+  // X-Request-Id; an answer with neither came from the server outside the API's routes (e.g. the
+  // framework's 503 to a request that arrives while it closes).
+  if (text.trimStart().startsWith('<html')) return `${status} from HAProxy`;
+  return `${status} ${requestId ? 'api (generic)' : 'bare, no X-Request-Id'}`;
 }
 
 function failureOfError(error: unknown, timedOut: boolean): string {

@@ -34,8 +34,15 @@ export interface Latency {
   p99: number;
 }
 
+/** Requests are placed in time by when their answer (or failure) came: that is when it was seen. */
+export function endedWithin(records: RequestRecord[], from: number, to: number): RequestRecord[] {
+  return records.filter((r) => r.at + r.ms >= from && r.at + r.ms < to);
+}
+
 export function latency(records: RequestRecord[], from: number, to: number): Latency {
-  const times = records.filter((r) => r.at >= from && r.at < to && r.outcome === 'ok').map((r) => r.ms);
+  const times = endedWithin(records, from, to)
+    .filter((r) => r.outcome === 'ok')
+    .map((r) => r.ms);
   return { n: times.length, p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
@@ -75,7 +82,7 @@ export interface Row {
 
 export function rowsOf(records: RequestRecord[], events: EventWindow[]): Row[] {
   return events.map((event) => {
-    const inside = records.filter((r) => r.at >= event.start && r.at < event.until);
+    const inside = endedWithin(records, event.start, event.until);
     const kinds = failuresByKind(inside);
     return {
       event: event.name,

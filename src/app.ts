@@ -53,6 +53,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
       answerClientError.call(this as unknown as FastifyInstance, error, socket, newRequestId());
     },
     requestIdHeader: false,
+    // While the server closes, a request that reached it is answered (with `Connection: close`),
+    // never refused with a bare 503: the load balancer stopped sending during the drain (src/cli/shutdown.ts).
+    return503OnClosing: false,
     // Fastify accepts a hop count too, though its types omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     bodyLimit: config.bodyLimit,

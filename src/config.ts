@@ -64,7 +64,20 @@ export interface Config {
   opsHost: string;
   webhooks: WebhookConfig;
   databaseTimeouts: DatabaseTimeouts;
+  shutdown: ShutdownConfig;
 }
+
+/** How `serve` stops on SIGTERM or SIGINT (src/cli/shutdown.ts). */
+export interface ShutdownConfig {
+  /** Milliseconds the API keeps serving after /readyz turned 503, so that a load balancer notices. */
+  drainMs: number;
+  /** Milliseconds the close after the drain may take before the process exits anyway (status 1). */
+  timeoutMs: number;
+}
+
+/** A load balancer polling /readyz every 2 s with `fall 2` has noticed within 5 s. */
+export const DEFAULT_SHUTDOWN_DRAIN_MS = 5000;
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;
 
 export interface WebhookConfig {
   /** Delays before each retry of a failed delivery, in milliseconds (WEBHOOK_RETRY_SCHEDULE). */
@@ -89,6 +102,8 @@ const positive = (fallback: number) =>
     default: fallback,
     description: 'a positive integer',
   });
+const milliseconds = (extra: object) =>
+  Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'milliseconds from 0 to 3600000', ...extra });
 const port = (extra: object) =>
   Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer from 0 to 65535', ...extra });
 const text = (fallback: string, description: string) =>
@@ -143,6 +158,8 @@ export const ENV_SCHEMA = Type.Object({
   ),
   WEBHOOK_ALLOW_HTTP: oneOf(['true', 'false', '1', '0'] as const, 'false'),
   WEBHOOK_ALLOW_PRIVATE: oneOf(['true', 'false', '1', '0'] as const, 'false'),
+  SHUTDOWN_DRAIN_MS: Type.Optional(milliseconds({})),
+  SHUTDOWN_TIMEOUT_MS: milliseconds({ default: DEFAULT_SHUTDOWN_TIMEOUT_MS }),
 });
 type EnvValues = Static<typeof ENV_SCHEMA>;
 
@@ -324,6 +341,11 @@ export function loadConfig(env: Env = process.env): Config {
       retrySchedule: retryScheduleOf(values.WEBHOOK_RETRY_SCHEDULE) ?? [],
       allowHttp: ['true', '1'].includes(values.WEBHOOK_ALLOW_HTTP),
       allowPrivate: ['true', '1'].includes(values.WEBHOOK_ALLOW_PRIVATE),
+    },
+    shutdown: {
+      // Only a load balancer that polls /readyz (the operations port) needs time to notice.
+      drainMs: values.SHUTDOWN_DRAIN_MS ?? (values.OPS_PORT === undefined ? 0 : DEFAULT_SHUTDOWN_DRAIN_MS),
+      timeoutMs: values.SHUTDOWN_TIMEOUT_MS,
     },
   };
 }

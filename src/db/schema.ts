@@ -489,6 +489,12 @@ export const webhookDeliveries = pgTable(
     nextAttemptAt: webhookTimestamp('next_attempt_at').notNull().defaultNow(),
     lastStatusCode: integer('last_status_code'),
     lastError: text('last_error'),
+    /**
+     * The lease of the worker making an attempt now (src/webhooks/deliveries.ts): who took it (one
+     * id per claim) and until when no other worker may. An expired lease is taken again.
+     */
+    leaseOwner: text('lease_owner'),
+    leasedUntil: webhookTimestamp('leased_until'),
     completedAt: webhookTimestamp('completed_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -506,6 +512,8 @@ export const webhookDeliveries = pgTable(
     }),
     index('webhook_deliveries_pending_idx').on(t.endpointId, t.id).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.id),
+    // Few rows: the deliveries in flight (and leases left by a crashed process until they expire).
+    index('webhook_deliveries_leased_idx').on(t.endpointId).where(sql`${t.leasedUntil} is not null`),
     index('webhook_deliveries_event_idx').on(t.eventId),
     check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'succeeded', 'failed')`),
   ],

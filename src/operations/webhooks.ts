@@ -94,7 +94,7 @@ async function testEndpoint(context: OperationContext, endpointId: number) {
   const result = await attemptDelivery(delivery, {
     policy: { allowHttp: settings.allowHttp, allowPrivate: settings.allowPrivate },
   });
-  await saveOutcome(db, delivery, result, settings.retrySchedule);
+  await saveOutcome(db, delivery, result, settings.retrySchedule, null);
   return {
     endpoint_id: endpointId,
     event_id: eventId,

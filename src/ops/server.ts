@@ -7,9 +7,10 @@
 //   GET /metrics   Prometheus text (src/ops/metrics.ts)
 
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { buildInfo } from '../build-info.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
-import { deliveryBacklog, metricsSnapshot } from '../webhooks/metrics.js';
+import { watchBacklog, webhookRegistry } from '../webhooks/metrics.js';
 import { metrics, type RateLimitStoreState, type WatchedPool } from './metrics.js';
 import { readiness } from './readiness.js';
 
@@ -37,7 +38,9 @@ export async function startOpsServer(
   metrics.collectProcessMetrics();
   if (sources.handle.pool) metrics.watchPool(sources.handle.pool as unknown as WatchedPool);
   metrics.watchRateLimitStore(() => sources.rateLimiter.storeState());
-  metrics.watchWebhooks({ counts: metricsSnapshot, backlog: () => deliveryBacklog(sources.handle.db) });
+  metrics.include(webhookRegistry);
+  watchBacklog(sources.handle.db);
+  metrics.setBuildInfo(buildInfo());
 
   const ops = Fastify({ logger: false, exposeHeadRoutes: false });
   ops.get('/healthz', async () => ({
@@ -46,6 +49,11 @@ export async function startOpsServer(
     uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
   }));
   let stopping = false;
+  metrics.watchReadiness(
+    async () =>
+      !stopping &&
+      (await readiness(sources.handle, () => sources.rateLimiter.storeState())).status !== 'not_ready',
+  );
   ops.get('/readyz', async (_request, reply) => {
     if (stopping) {
       reply.code(503);

@@ -128,6 +128,7 @@ interface Stack {
   cliEnv: NodeJS.ProcessEnv;
   keys: KeyOfCompany[];
   companyIds: number[];
+  receivers: Receivers;
 }
 
 async function bringUp(runDir: string): Promise<Stack> {
@@ -172,6 +173,10 @@ async function bringUp(runDir: string): Promise<Stack> {
     }
   }
   say(`${COMPANIES} companies (bin/invoicing demo) with ${KEYS_PER_COMPANY} live keys each`);
+  // Webhook endpoints from the start, as in production; their receivers answer at once until the hold.
+  const receivers = await startReceivers(COMPANIES * RECEIVERS_PER_COMPANY);
+  await createEndpoints(cliEnv, companyIds, receivers);
+  say(`${receivers.urls.length} webhook endpoints (bin/invoicing webhooks create), every event type`);
 
   const instances = Array.from({ length: INSTANCES }, (_, index) =>
     createInstance({
@@ -198,7 +203,7 @@ async function bringUp(runDir: string): Promise<Stack> {
     logFile: path.join(logDir, 'prometheus.log'),
   });
   say(`Prometheus on port ${promPort}`);
-  return { pg, redis, instances, haproxy, prometheus, databaseUrl, cliEnv, keys, companyIds };
+  return { pg, redis, instances, haproxy, prometheus, databaseUrl, cliEnv, keys, companyIds, receivers };
 }
 
 /** Instances that exited without being asked to, as systemd's Restart=on-failure would see them. */
@@ -294,11 +299,15 @@ async function allReady(stack: Stack, timeoutMs: number): Promise<void> {
   for (const instance of stack.instances) await stack.haproxy.waitFor(instance.name, 'UP', timeoutMs);
 }
 
-async function createEndpoints(stack: Stack, receivers: Receivers): Promise<void> {
+async function createEndpoints(
+  cliEnv: NodeJS.ProcessEnv,
+  companyIds: number[],
+  receivers: Receivers,
+): Promise<void> {
   let index = 0;
-  for (const companyId of stack.companyIds)
+  for (const companyId of companyIds)
     for (let n = 0; n < RECEIVERS_PER_COMPANY; n++) {
-      await invoicing(stack.cliEnv, [
+      await invoicing(cliEnv, [
         'webhooks',
         'create',
         '--company',
@@ -333,7 +342,7 @@ async function rehearse(stack: Stack): Promise<{ table: string; goals: Goal[]; n
     recorder,
   });
   await load.prepare();
-  const receivers = await startReceivers(stack.companyIds.length * RECEIVERS_PER_COMPANY);
+  const { receivers } = stack;
   const loadStart = recorder.now();
   load.start();
   say(
@@ -398,11 +407,7 @@ async function rehearse(stack: Stack): Promise<{ table: string; goals: Goal[]; n
   );
   const faults = events.slice(restarts.length + 1);
 
-  // Webhook endpoints that answer at once, then slow for HOLD ms, then at once again.
-  await createEndpoints(stack, receivers);
-  say(
-    `${receivers.urls.length} webhook endpoints created (bin/invoicing webhooks create); receivers answer at once`,
-  );
+  // The webhook receivers turn slow for HOLD ms, after a steady window to compare with.
   await sleep(BEFORE_HOLD);
   let maxIdle = 0;
   const hold = await event(
@@ -428,7 +433,6 @@ async function rehearse(stack: Stack): Promise<{ table: string; goals: Goal[]; n
   say('stopping the load');
   await load.stop();
   const loadEnd = recorder.now();
-  await receivers.close();
 
   // A call that failed for good is sent again, same key and bytes, as a partner's job would.
   const failedWrites = load.writes.filter((write) => write.outcome === 'failed');
@@ -643,6 +647,7 @@ async function main(): Promise<number> {
   } finally {
     say('stopping everything');
     if (stack) {
+      await stack.receivers.close().catch(() => {});
       await stack.prometheus.stop().catch(() => {});
       await stack.haproxy.stop().catch(() => {});
       await Promise.all(stack.instances.map((instance) => instance.stop().catch(() => {})));

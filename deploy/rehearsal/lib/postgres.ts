@@ -151,7 +151,11 @@ export async function createCluster(runDir: string, port: number, logFile: strin
 
 /** Runs `work` with one client of `url`, always closed. */
 export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: 5000,
+    query_timeout: 30_000,
+  });
   await client.connect();
   try {
     return await work(client);

@@ -211,8 +211,16 @@ const crashes: { name: string; at: number; exit: string }[] = [];
 const MAX_CRASH_RESTARTS = 5;
 const restarting = new Map<Instance, Promise<void>>();
 
+/** Set on Ctrl-C or SIGTERM: the exits that follow are asked for, nothing is started again. */
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    interrupted = true;
+  });
+
 /** A crashed instance is recorded and started again after a second (deploy/invoicing.service). */
 function supervise(instance: Instance, exit: string): void {
+  if (interrupted) return;
   crashes.push({ name: instance.name, at: recorder.now(), exit });
   say(`!!! ${instance.name} exited unasked (${exit}); see its log. Starting it again, as systemd would`);
   if (crashes.length > MAX_CRASH_RESTARTS) {
@@ -220,7 +228,7 @@ function supervise(instance: Instance, exit: string): void {
     return;
   }
   const again = sleep(1000)
-    .then(() => instance.start())
+    .then(() => (interrupted ? { ms: 0 } : instance.start()))
     .then(
       ({ ms }) => say(`${instance.name} ready again after its crash (${seconds(ms)})`),
       (error: Error) => say(`!!! ${instance.name} did not start again: ${error.message}`),

@@ -196,7 +196,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       ...(ops ? [`  Operations: ${ops.url}/healthz, /readyz, /metrics`] : []),
       ...(dataDirNotice ? ['', `  !!! ${dataDirNotice}`] : []),
       docs.server
-        ? `  Docs: ${docs.server.url}/ (guide PT/EN, errors, reference); doc_url base ${config.docsUrl}`
+        ? `  Docs: ${docs.server.url}/ (guide PT/EN, errors, reference); doc_url base ${config.docsUrl}${docs.builtFor ? ` (the docs' examples say ${docs.builtFor}: built for it)` : ''}`
         : `  Docs: not served (${docs.problem}); doc_url base ${config.docsUrl}`,
       '',
     ];

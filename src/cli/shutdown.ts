@@ -46,7 +46,7 @@ export function closeOnSignals(
     async ({ signal, err }) => {
       const started = Date.now();
       if (err) log.error({ err }, 'unexpected failure: stopping');
-      else log.info({ signal, drain_ms: settings.drainMs, bound_ms: bound }, 'stopping: draining');
+      else log.info({ signal, drain_ms: settings.drainMs, bound_ms: bound }, 'stopping');
       steps.begin();
       if (!err && settings.drainMs > 0) await sleep(settings.drainMs);
       await steps.finish();

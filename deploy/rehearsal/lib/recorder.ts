@@ -4,9 +4,10 @@
 // partner without retries would have seen each failure.
 import { writeFileSync } from 'node:fs';
 import type { FetchFunction, FetchResponse } from '../../../clients/typescript/src/index.js';
+import { now } from './progress.js';
 
 export interface RequestRecord {
-  /** Start, in ms since the rehearsal's clock started. */
+  /** Start, in ms on the rehearsal's clock (progress.ts). */
   at: number;
   ms: number;
   /** e.g. `GET /customers/{id}` */
@@ -58,11 +59,6 @@ export function isRetryable(outcome: string): boolean {
 
 export class Recorder {
   readonly records: RequestRecord[] = [];
-  private readonly t0 = performance.now();
-
-  now(): number {
-    return performance.now() - this.t0;
-  }
 
   private add(record: RequestRecord): void {
     this.records.push(record);
@@ -77,11 +73,11 @@ export class Recorder {
   fetch(): FetchFunction {
     return async (url, init) => {
       const route = routeOf(init.method, url);
-      const at = this.now();
+      const at = now();
       try {
         const response = await fetch(url, init);
         const text = await response.text();
-        const ms = this.now() - at;
+        const ms = now() - at;
         const ok = response.status >= 200 && response.status < 300;
         this.add({
           at,
@@ -98,7 +94,7 @@ export class Recorder {
         return answer;
       } catch (error) {
         const timedOut = init.signal.aborted;
-        this.add({ at, ms: this.now() - at, route, status: 0, outcome: failureOfError(error, timedOut) });
+        this.add({ at, ms: now() - at, route, status: 0, outcome: failureOfError(error, timedOut) });
         throw error;
       }
     };

@@ -79,6 +79,8 @@ const SETTLE = 10_000;
 const BEFORE_HOLD = 20_000;
 const HOLD = 30_000;
 const AFTER_HOLD = 15_000;
+/** How long a write that failed for good is sent again (past the idempotency takeover, 60 s). */
+const RESEND_FOR = 120_000;
 /** The p99 during the webhook hold may be at most this many times the p99 before it. */
 const HOLD_P99_RATIO = 1.5;
 
@@ -246,23 +248,35 @@ async function rehearse(stack: Stack): Promise<{ table: string; goals: Goal[]; n
   await load.stop();
   const loadEnd = now();
 
-  // A call that failed for good is sent again, same key and bytes, as a partner's job would.
+  // A write whose call failed for good is sent again, same key and bytes, as a partner's job
+  // would, until it is accepted: a claim left by a request that died is taken over only after
+  // IDEMPOTENCY_LOCK_TIMEOUT_SECONDS (60 s), so this may take a minute (bounded at RESEND_FOR).
   const failedWrites = load.writes.filter((write) => write.outcome === 'failed');
-  for (const write of failedWrites) {
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      try {
-        await write.resend();
-        write.outcome = 'created';
-        break;
-      } catch (error) {
-        write.error = (error as Error).message;
-        await sleep(1000);
+  const resent = await Promise.all(
+    failedWrites.map(async (write) => {
+      const started = performance.now();
+      for (;;) {
+        try {
+          await write.resend();
+          write.outcome = 'created';
+          return performance.now() - started;
+        } catch (error) {
+          write.error = (error as Error).message;
+          if (performance.now() - started > RESEND_FOR) return null;
+          await sleep(5000);
+        }
       }
-    }
-  }
+    }),
+  );
   if (failedWrites.length > 0)
     notes.push(
-      `${failedWrites.length} writes failed for good during the run (client gave up) and were sent again`,
+      `${failedWrites.length} writes failed for good during the run (the client gave up) and were sent again: ${resent
+        .map((ms, index) =>
+          ms === null
+            ? `${failedWrites[index]!.marker} still refused (${failedWrites[index]!.error})`
+            : `accepted after ${seconds(ms)}`,
+        )
+        .join(', ')}`,
     );
 
   const { goals, notes: judged } = await judge({

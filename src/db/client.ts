@@ -70,6 +70,9 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
     });
     // A broken idle connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    // Nor one that breaks while checked out (PostgreSQL restarted between two queries of a
+    // transaction): the holder's next query fails, and the pool drops the client on release.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = drizzleNodePg({ client: pool, schema }) as unknown as Database;
     const url = new URL(target.url);
     return {

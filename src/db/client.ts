@@ -165,23 +165,54 @@ async function listenOnPostgres(
   };
 }
 
-/** Why the database could not serve a request in time, or null for any other failure. */
-export type DatabaseBusy = 'lock_timeout' | 'statement_timeout' | 'pool_timeout' | 'transaction_ended';
+/**
+ * Why the database could not serve a request just now, or null for any other failure: a bounded
+ * wait that expired, or the server unreachable for a moment (restarting, failing over, ending
+ * sessions). Either way nothing was committed that the answer would hide: a retry with the same
+ * Idempotency-Key is safe, so the request answers 503 with Retry-After, never 500.
+ */
+export type DatabaseBusy =
+  | 'lock_timeout'
+  | 'statement_timeout'
+  | 'pool_timeout'
+  | 'transaction_ended'
+  | 'unavailable';
 
 const BUSY_CODES: Record<string, DatabaseBusy> = {
   '55P03': 'lock_timeout', // lock_not_available: lock_timeout or NOWAIT
   '57014': 'statement_timeout', // query_canceled
   '25P03': 'transaction_ended', // idle_in_transaction_session_timeout
+  '57P01': 'unavailable', // admin_shutdown: the server is stopping, or ended this session
+  '57P02': 'unavailable', // crash_shutdown
+  '57P03': 'unavailable', // cannot_connect_now: starting up or shutting down
+  '53300': 'unavailable', // too_many_connections
+  '08000': 'unavailable', // connection_exception
+  '08001': 'unavailable', // sqlclient_unable_to_establish_sqlconnection
+  '08003': 'unavailable', // connection_does_not_exist
+  '08006': 'unavailable', // connection_failure
+  ECONNREFUSED: 'unavailable',
+  ECONNRESET: 'unavailable',
+  EPIPE: 'unavailable',
+  ETIMEDOUT: 'unavailable',
 };
 
-/** Walks the cause chain (drizzle wraps driver errors) looking for a bounded wait that expired. */
+/** node-postgres's own messages when a connection is lost or cannot be made in time. */
+const BUSY_MESSAGES: Record<string, DatabaseBusy> = {
+  'timeout exceeded when trying to connect': 'pool_timeout',
+  'Connection terminated unexpectedly': 'unavailable',
+  'Connection terminated': 'unavailable',
+  'Connection terminated due to connection timeout': 'unavailable',
+  'Client has encountered a connection error and is not queryable': 'unavailable',
+};
+
+/** Walks the cause chain (drizzle wraps driver errors) looking for a reason above. */
 export function databaseBusyReason(error: unknown): DatabaseBusy | null {
   for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
     const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
-    const reason = typeof candidate.code === 'string' ? BUSY_CODES[candidate.code] : undefined;
+    const reason =
+      (typeof candidate.code === 'string' ? BUSY_CODES[candidate.code] : undefined) ??
+      (typeof candidate.message === 'string' ? BUSY_MESSAGES[candidate.message] : undefined);
     if (reason) return reason;
-    // node-postgres's pool gives a plain Error when no connection frees up in time.
-    if (candidate.message === 'timeout exceeded when trying to connect') return 'pool_timeout';
     current = candidate.cause;
   }
   return null;

@@ -44,6 +44,11 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /**
+   * Namespace of the rate-limit counters in Redis (REDIS_KEY_PREFIX); undefined: one of this
+   * installation's own, `partner-api:<installation id>:rl` (src/db/installation.ts).
+   */
+  redisKeyPrefix: string | undefined;
   /** Base of `doc_url` in errors; by default the local docs server below. */
   docsUrl: string;
   /** Port of the docs server (`serve` only; its own port, never the API's); null: no docs server. */
@@ -111,6 +116,12 @@ export const ENV_SCHEMA = Type.Object({
   DATA_DIR: text('./data', 'a directory'),
   REDIS_URL: Type.Optional(
     Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' }),
+  ),
+  REDIS_KEY_PREFIX: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9._:-]{1,100}$',
+      description: 'up to 100 letters, digits, ".", "_", ":" or "-"',
+    }),
   ),
   DOCS_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
   DOCS_PORT: Type.String({
@@ -293,6 +304,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: values.DATABASE_URL,
     dataDir: values.DATA_DIR,
     redisUrl: values.REDIS_URL,
+    redisKeyPrefix: values.REDIS_KEY_PREFIX,
     // Without DOCS_URL, errors point at this service's own docs server, so every doc_url opens.
     docsUrl: (values.DOCS_URL ?? localAddress(values.HOST, docsPort ?? DEFAULT_DOCS_PORT)).replace(
       /\/+$/,

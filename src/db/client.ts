@@ -27,7 +27,8 @@ export interface DatabaseHandle {
   pool?: pg.Pool;
   /**
    * Calls `onNotify` on every NOTIFY of `channel` (and whenever delivery may have had a gap, e.g.
-   * after a reconnection); resolves to the function that stops listening.
+   * after a reconnection); resolves to the function that stops listening, once the first
+   * attempt to listen has ended (bounded), so that an instance hears changes before it serves.
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -96,7 +97,11 @@ const LISTEN_CONNECT_TIMEOUT_MS = 5000;
  * LISTEN on a connection of its own (outside the pool), reconnecting after a second when it is
  * lost. Every (re)connection counts as a notification: what was sent during the gap is not lost.
  */
-function listenOnPostgres(url: string, channel: string, onNotify: () => void): () => Promise<void> {
+async function listenOnPostgres(
+  url: string,
+  channel: string,
+  onNotify: () => void,
+): Promise<() => Promise<void>> {
   if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
   let stopped = false;
   let current: pg.Client | null = null;
@@ -132,7 +137,7 @@ function listenOnPostgres(url: string, channel: string, onNotify: () => void): (
       reconnectLater();
     }
   };
-  void connect();
+  await connect();
   return async () => {
     stopped = true;
     clearTimeout(retry);

@@ -23,6 +23,7 @@ import {
   timestamp,
   unique,
   uniqueIndex,
+  uuid,
 } from 'drizzle-orm/pg-core';
 
 const money = (name: string) => numeric(name, { precision: 18, scale: 2 });
@@ -576,4 +577,20 @@ export const auditLog = pgTable(
     index('audit_log_company_at_idx').on(t.companyId, t.at, t.id),
     check('audit_log_outcome_check', sql`${t.outcome} in ('ok', 'refused', 'failed')`),
   ],
+);
+
+/**
+ * This installation (one database: production, staging, a test run): one row, created with the
+ * schema, holding a random id. Rate-limit counters in Redis are namespaced by it, so two
+ * installations sharing one Redis never count each other's requests (src/db/installation.ts).
+ */
+export const installation = pgTable(
+  'installation',
+  {
+    /** Always true: the primary key allows exactly one row. */
+    singleton: boolean('singleton').primaryKey().default(true),
+    id: uuid('id').notNull().defaultRandom(),
+    createdAt: createdAt(),
+  },
+  (t) => [check('installation_singleton_check', sql`${t.singleton}`)],
 );

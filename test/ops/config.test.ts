@@ -22,6 +22,7 @@ const BAD_VALUES: Record<string, string | null> = {
   DATABASE_URL: 'mysql://user:pw@db/invoicing',
   DATA_DIR: null,
   REDIS_URL: 'memcached://cache:11211',
+  REDIS_KEY_PREFIX: 'staging counters',
   DOCS_URL: 'ftp://docs.example',
   DOCS_PORT: '70000',
   TZ_NAME: 'Africa/Atlantis',

@@ -17,6 +17,7 @@ import {
 import { API_PREFIX } from '../../src/app.js';
 import { customers, idempotencyKeys, invoices } from '../../src/db/schema.js';
 import { type ListeningApp, RecordingProxy, startListeningApp } from '../helpers/client-server.js';
+import { type MovableClock, movableClock } from '../helpers/clock.js';
 import { createTenant, type Tenant } from '../helpers/context.js';
 
 const BASE_DELAY_MS = 20;
@@ -269,8 +270,13 @@ describe('TypeScript client: a 429 of a low limit is waited out (memory limits, 
     tenant = await createTenant(server.db, { name: 'Limite Baixo, Lda' });
   });
   afterAll(() => server.close());
+  // The pacing tests move the server's clock on at the real rate (helpers/clock.ts): the client
+  // waits the real seconds the server announces, and must find the window reset when it goes.
+  let clock: MovableClock | null = null;
   afterEach(() => {
     vi.useRealTimers();
+    clock?.restore();
+    clock = null;
   });
 
   it('waits Retry-After, then the retry passes in the next window', async () => {
@@ -310,7 +316,7 @@ describe('TypeScript client: a 429 of a low limit is waited out (memory limits, 
   });
 
   it('pacing: a client that knows the limit is spent waits for its window instead of meeting a 429', async () => {
-    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    clock = movableClock();
     const paced = await createTenant(server.db, { name: 'Ritmo Certo, Lda' });
     const statuses: number[] = [];
     const paces: PaceInfo[] = [];
@@ -327,7 +333,7 @@ describe('TypeScript client: a 429 of a low limit is waited out (memory limits, 
     await client.ping();
     await client.ping();
     // Near the end of the window, so that its reset (the wait) is a second or two away.
-    vi.setSystemTime(Date.now() + 58_500);
+    clock.advance(58_500);
     expect(responseOf(await client.ping())?.rateLimit?.remaining).toBe(0);
     expect(client.rateLimits()).toContainEqual(
       expect.objectContaining({ name: 'key-minute', quota: 3, windowSeconds: 60, remaining: 0 }),
@@ -343,7 +349,7 @@ describe('TypeScript client: a 429 of a low limit is waited out (memory limits, 
   });
 
   it('pacing: concurrent calls share what the client knows, and none meets a 429', async () => {
-    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    clock = movableClock();
     const paced = await createTenant(server.db, { name: 'Ritmo Partilhado, Lda' });
     const statuses: number[] = [];
     const client = new PartnerApi({
@@ -356,7 +362,7 @@ describe('TypeScript client: a 429 of a low limit is waited out (memory limits, 
       },
     });
     await client.ping(); // opens the window; two requests left in it
-    vi.setSystemTime(Date.now() + 58_000);
+    clock.advance(58_000);
     const pings = await Promise.all(Array.from({ length: 5 }, () => client.ping()));
     expect(pings.map((ping) => ping.tenant_id)).toEqual(Array(5).fill(paced.companyId));
     expect(statuses).toHaveLength(6);

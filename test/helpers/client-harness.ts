@@ -23,9 +23,9 @@
 //   POST /clock {advance_ms}             moves the limited server's clock on
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { vi } from 'vitest';
 import { cliJson, createCliStorage, startServe } from './cli.js';
 import { type ListeningApp, type ProxyAction, RecordingProxy, startListeningApp } from './client-server.js';
+import { movableClock } from './clock.js';
 import { createTenant } from './context.js';
 import { type Receiver, startReceiver } from './webhook-receiver.js';
 
@@ -90,7 +90,6 @@ export async function startClientHarness(): Promise<ClientHarness> {
   const cleanups: (() => Promise<unknown>)[] = [() => storage.close()];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-    vi.useRealTimers();
   };
   try {
     const serve = await startServe(cliEnv);
@@ -99,7 +98,8 @@ export async function startClientHarness(): Promise<ClientHarness> {
     cleanups.push(() => receiver.close());
     const mainProxy = await RecordingProxy.start(serve.url);
     cleanups.push(() => mainProxy.close());
-    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    const clock = movableClock();
+    cleanups.push(async () => clock.restore());
     const limited: ListeningApp = await startListeningApp(LIMITED);
     cleanups.push(() => limited.close());
     const limitedProxy = await RecordingProxy.start(limited.origin);
@@ -160,7 +160,7 @@ export async function startClientHarness(): Promise<ClientHarness> {
       }
       if (method === 'POST' && url.pathname === '/clock') {
         const body = await readJson(request);
-        vi.setSystemTime(Date.now() + Number(body.advance_ms ?? 0));
+        clock.advance(Number(body.advance_ms ?? 0));
         return { now: new Date().toISOString() };
       }
       const proxyRoute = /^\/proxy\/(main|limited)\/(plan|requests|reset)$/.exec(url.pathname);

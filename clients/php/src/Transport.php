@@ -19,7 +19,7 @@ namespace Invoicing\PartnerApi;
  */
 final class Transport
 {
-    /** @var \CurlHandle|null one connection, kept alive between calls */
+    /** @var \CurlHandle|null one handle: reads reuse its kept-alive connection, writes never do */
     private ?\CurlHandle $curl = null;
     private ?Response $last = null;
 
@@ -145,6 +145,10 @@ final class Transport
         ];
         if ($body !== null) {
             $options[CURLOPT_POSTFIELDS] = $body;
+            // libcurl resends a request by itself when a kept-alive connection turns out closed; a
+            // write goes on a connection of its own, so that every send is one of the counted attempts.
+            $options[CURLOPT_FRESH_CONNECT] = true;
+            $options[CURLOPT_FORBID_REUSE] = true;
         }
         curl_setopt_array($this->curl, $options);
         $text = curl_exec($this->curl);

@@ -11,7 +11,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { deflateRawSync } from 'node:zlib';
@@ -220,8 +220,7 @@ export async function packClients(out = DEFAULT_OUT): Promise<PackedFile[]> {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const flag = process.argv.indexOf('--out');
-  const out =
-    flag >= 0 && process.argv[flag + 1] ? join(process.cwd(), process.argv[flag + 1] as string) : DEFAULT_OUT;
+  const out = flag >= 0 && process.argv[flag + 1] ? resolve(process.argv[flag + 1] as string) : DEFAULT_OUT;
   const files = await packClients(out);
   for (const file of files)
     console.log(`${file.sha256}  ${file.name}  (${file.source}, ${file.bytes} bytes)`);

@@ -19,9 +19,9 @@ import { newRequestId } from './http/request-id.js';
 import { compileValidator } from './http/validation.js';
 import { invoiceRoutes } from './invoices/routes.js';
 import { createKeyCache } from './keys/key-cache.js';
+import { loggerOptions } from './monitoring/logging.js';
+import { installRequestObservation } from './monitoring/request-hooks.js';
 import { registerOpenApi } from './openapi.js';
-import { loggerOptions } from './ops/logging.js';
-import { installRequestObservation } from './ops/request-hooks.js';
 import { paymentRoutes } from './payments/routes.js';
 import { pingRoutes } from './ping/routes.js';
 import { productRoutes } from './products/routes.js';
@@ -46,7 +46,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config, options.logStream),
-    // One log line per request, written by src/ops/request-hooks.ts (Fastify's own are two).
+    // One log line per request, written by src/monitoring/request-hooks.ts (Fastify's own are two).
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: newRequestId,
     // An unreadable request (431 headers too large, ...) also closes its keep-alive connection.
@@ -92,7 +92,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
-  // Operations: one log line and the metrics of every response (src/ops/).
+  // Operations: one log line and the metrics of every response (src/monitoring/).
   installRequestObservation(app);
   registerErrorHandler(app);
   await registerOpenApi(app);

@@ -8,6 +8,16 @@ export function isDatabaseId(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_INT32;
 }
 
+/**
+ * The one reader of an id written as text (a path `{id}`, a command-line argument): plain decimal
+ * digits without a sign, a leading zero or spaces, naming a positive PostgreSQL `integer`; else null.
+ */
+export function idFromText(text: string): number | null {
+  if (!/^[1-9][0-9]{0,9}$/.test(text)) return null;
+  const id = Number(text);
+  return id <= MAX_INT32 ? id : null;
+}
+
 /** Whether text is a date `YYYY-MM-DD` that exists in the calendar (no 2026-02-30). */
 export function isCalendarDate(text: string): boolean {
   const match = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(text);

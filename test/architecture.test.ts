@@ -83,4 +83,21 @@ describe('architecture of src/', () => {
   it('no folder depends on one that depends on it', () => {
     expect(findCycle(unitGraph())).toBeNull();
   });
+
+  it('no exported name means two things: each is defined in one file (a TypeBox schema and its type count once)', () => {
+    const definedIn = new Map<string, Set<string>>();
+    for (const file of sourceFiles(SRC)) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(
+        /^export (?:async )?(?:function|const|let|class|interface|type|enum) ([A-Za-z0-9_]+)/gm,
+      )) {
+        const name = match[1] as string;
+        definedIn.set(name, (definedIn.get(name) ?? new Set()).add(relative(SRC, file)));
+      }
+    }
+    const twice = [...definedIn]
+      .filter(([, files]) => files.size > 1)
+      .map(([name, files]) => `${name}: ${[...files].join(', ')}`);
+    expect(twice).toEqual([]);
+  });
 });

@@ -2,7 +2,7 @@
 // DATA_DIR is what it should be (the configuration was checked before this module was loaded). On
 // the embedded PGlite database it then locks DATA_DIR (one process only may open it), and also
 // listens on the admin socket so that CLI commands run inside this process; with OPS_PORT it runs
-// the operations server (health, readiness, metrics). Everything is released on shutdown. A fresh
+// the monitoring server (health, readiness, metrics). Everything is released on shutdown. A fresh
 // embedded database gets the demo company, created only once the server listens, so that its keys
 // are always printed.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,9 +12,9 @@ import { runMigrations } from '../db/migrate.js';
 import { companies } from '../db/schema.js';
 import { storageTargetOf } from '../db/target.js';
 import { type DocsOutcome, startDocs } from '../docs/index.js';
+import { type MonitoringServer, startMonitoringServer } from '../monitoring/server.js';
 import { OperationError } from '../operations/errors.js';
 import { executeOperation, type OperationContext } from '../operations/index.js';
-import { type OpsServer, startOpsServer } from '../ops/server.js';
 import { type RunningServer, startServer } from '../server.js';
 import { startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import { type AdminServer, startAdminServer } from './admin-socket.js';
@@ -69,9 +69,17 @@ async function listen(config: Config, options: Parameters<typeof startServer>[1]
   }
 }
 
-async function listenOps(config: Config, running: RunningServer, handle: DatabaseHandle): Promise<OpsServer> {
+async function listenOps(
+  config: Config,
+  running: RunningServer,
+  handle: DatabaseHandle,
+): Promise<MonitoringServer> {
   try {
-    return await startOpsServer(config, { handle, rateLimiter: running.app.rateLimiter }, running.app.log);
+    return await startMonitoringServer(
+      config,
+      { handle, rateLimiter: running.app.rateLimiter },
+      running.app.log,
+    );
   } catch (error) {
     const problem = listenProblem(error, 'OPS_PORT', config.opsHost, config.opsPort ?? 0);
     throw problem ? new StartRefused(problem) : error;
@@ -85,7 +93,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   if (dataDirNotice) process.stderr.write(`\n!!! ${dataDirNotice}\n\n`);
   const lock = embedded ? await lockForServer(config.dataDir) : null;
   let admin: AdminServer | null = null;
-  let ops: OpsServer | null = null;
+  let ops: MonitoringServer | null = null;
   let handle: DatabaseHandle | null = null;
   let running: RunningServer | null = null;
   let webhooks: WebhookWorker | null = null;

@@ -20,10 +20,12 @@ export const DOCS_DIST = join(ROOT, 'docs/dist');
 const OPENAPI = join(ROOT, 'openapi.json');
 const STAMP = 'build.json';
 
-/** The guide in each language: source under docs/site/, page under the site. */
+/** The guide and the MCP server's page in each language: source under docs/site/, page under the site. */
 const GUIDES = [
   { source: 'pt/guia.md', target: 'pt/index.html', lang: 'pt' },
   { source: 'en/guide.md', target: 'en/index.html', lang: 'en' },
+  { source: 'pt/mcp.md', target: 'pt/mcp.html', lang: 'pt' },
+  { source: 'en/mcp.md', target: 'en/mcp.html', lang: 'en' },
 ] as const;
 
 const exec = promisify(execFile);

@@ -184,6 +184,7 @@ export function homePage(): string {
 <thead><tr><th>Português</th><th>English</th></tr></thead>
 <tbody>
 <tr><td><a href="pt/">Guia do parceiro</a>: chaves, permissões, idempotência, repetições, paginação, sincronização, decimais, limites</td><td><a href="en/">Partner guide</a>: keys, scopes, idempotency, retries, pagination, sync, decimals, rate limits</td></tr>
+<tr><td><a href="pt/mcp">Assistentes de IA (MCP)</a>: o servidor MCP oficial, as ferramentas e o modelo de segurança</td><td><a href="en/mcp">AI assistants (MCP)</a>: the official MCP server, its tools and its safety model</td></tr>
 <tr><td colspan="2"><a href="errors">Catálogo de erros · Error catalog</a> — os 15 códigos · the 15 codes</td></tr>
 <tr><td colspan="2"><a href="reference">Referência da API · API reference</a> — as 14 rotas · the 14 routes (Redoc)</td></tr>
 <tr><td colspan="2"><a href="openapi.json">openapi.json</a> — OpenAPI 3.1</td></tr>

@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../errors.js';
-import { MAX_INT32 } from '../values.js';
+import { idFromText } from '../values.js';
 import { contextOf } from './request-state.js';
 
 /** Longest path parameter the router accepts: any, as the path-id step refuses what is not an id. */
@@ -31,9 +31,8 @@ export function decodableUrl(url: string): string {
 }
 
 export function parsePathId(raw: string): number {
-  if (!/^[1-9][0-9]{0,9}$/.test(raw)) throw notFound();
-  const id = Number(raw);
-  if (id > MAX_INT32) throw notFound();
+  const id = idFromText(raw);
+  if (id === null) throw notFound();
   return id;
 }
 

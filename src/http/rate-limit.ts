@@ -27,7 +27,7 @@ import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config, RateLimitConfig } from '../config.js';
 import { ApiError } from '../errors.js';
-import { metrics, type RateLimitStoreState } from '../ops/metrics.js';
+import { metrics, type RateLimitStoreState } from '../metrics/registry.js';
 
 export interface KeyUsage {
   apiKeyId: number;

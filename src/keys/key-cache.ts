@@ -13,7 +13,7 @@
 
 import { BoundedMap } from '../bounded-map.js';
 import type { Database } from '../db/client.js';
-import { metrics } from '../ops/metrics.js';
+import { metrics } from '../metrics/registry.js';
 import { type AuthenticatedKey, findApiKey } from './api-keys.js';
 
 /** The longest a remembered key is believed without asking the database again. */

@@ -11,7 +11,7 @@ import type { WebhookConfig } from '../config.js';
 import type { Database, DatabaseHandle } from '../db/client.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../db/schema.js';
 import { Decimal, moneyFromText } from '../money.js';
-import { isCalendarDate, MAX_INT32 } from '../values.js';
+import { idFromText, isCalendarDate } from '../values.js';
 import {
   createApiKey,
   type KeyMode,
@@ -32,7 +32,7 @@ import {
   recordMovement,
   recordReceipt,
 } from './invoices.js';
-import { listCustomers, listInvoices } from './lists.js';
+import { lookUpCustomers, lookUpInvoices } from './lists.js';
 import { listPendingPosSync } from './pos.js';
 import { createTax } from './taxes.js';
 import { webhookOperations } from './webhooks.js';
@@ -75,12 +75,13 @@ function define<A, R>(definition: OperationDefinition<A, R>): OperationDefinitio
 export function idArg(raw: RawArgs, key: string, label = key): number {
   const value = raw[key];
   const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || !/^[1-9][0-9]{0,9}$/.test(text.trim()) || Number(text) > MAX_INT32) {
+  const id = typeof text === 'string' ? idFromText(text.trim()) : null;
+  if (id === null) {
     throw new ArgumentError(
       value === undefined || value === '' ? `${label} is required` : `${label} must be a positive integer id`,
     );
   }
-  return Number(text);
+  return id;
 }
 
 function optionalId(raw: RawArgs, key: string, label = key): number | undefined {
@@ -320,7 +321,7 @@ export const operations = {
     parse: (raw) => ({ companyId: idArg(raw, 'company', 'company'), limit: limitArg(raw, 100) }),
     run: async ({ db }, args) => {
       await requireCompany(db, args.companyId);
-      return { company_id: args.companyId, customers: await listCustomers(db, args) };
+      return { company_id: args.companyId, customers: await lookUpCustomers(db, args) };
     },
   }),
 
@@ -333,7 +334,7 @@ export const operations = {
     }),
     run: async ({ db }, args) => {
       await requireCompany(db, args.companyId);
-      return { company_id: args.companyId, invoices: await listInvoices(db, args) };
+      return { company_id: args.companyId, invoices: await lookUpInvoices(db, args) };
     },
   }),
   'invoices.issue': define({

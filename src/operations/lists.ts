@@ -6,7 +6,7 @@ import type { Database } from '../db/client.js';
 import { customers, type InvoiceStatus, invoices } from '../db/schema.js';
 import { formatMoney } from '../money.js';
 
-export interface InvoiceRow {
+export interface InvoiceLookupRow {
   id: number;
   invoice_code: string;
   status: InvoiceStatus;
@@ -18,10 +18,10 @@ export interface InvoiceRow {
 }
 
 /** The company's newest `limit` invoices (of one status, if given), newest first. */
-export async function listInvoices(
+export async function lookUpInvoices(
   db: Database,
   query: { companyId: number; status?: InvoiceStatus; limit: number },
-): Promise<InvoiceRow[]> {
+): Promise<InvoiceLookupRow[]> {
   const conditions = [eq(invoices.companyId, query.companyId)];
   if (query.status) conditions.push(eq(invoices.status, query.status));
   const rows = await db
@@ -52,7 +52,7 @@ export async function listInvoices(
   }));
 }
 
-export interface CustomerRow {
+export interface CustomerLookupRow {
   id: number;
   name: string;
   type: string;
@@ -64,10 +64,10 @@ export interface CustomerRow {
 }
 
 /** The customers a company may invoice: its own and the global ones, by id, at most `limit`. */
-export async function listCustomers(
+export async function lookUpCustomers(
   db: Database,
   query: { companyId: number; limit: number },
-): Promise<CustomerRow[]> {
+): Promise<CustomerLookupRow[]> {
   const rows = await db
     .select()
     .from(customers)

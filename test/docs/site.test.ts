@@ -81,6 +81,23 @@ describe.runIf(testStorage() === 'pglite')('docs site', () => {
       expect(en).toContain(`href="${href}"`);
   });
 
+  it('has the MCP server page in Portuguese and English, linked from the home page', async () => {
+    const home = await (await get('/')).text();
+    expect(home).toContain('href="pt/mcp"');
+    expect(home).toContain('href="en/mcp"');
+    const pt = await get('/pt/mcp');
+    const en = await get('/en/mcp');
+    expect([pt.status, en.status]).toEqual([200, 200]);
+    const [ptHtml, enHtml] = [await pt.text(), await en.text()];
+    expect(ptHtml).toContain('<html lang="pt">');
+    expect(enHtml).toContain('<html lang="en">');
+    for (const anchor of ['como-o-juntar-a-um-assistente', 'as-ferramentas', 'o-modelo-de-seguranca'])
+      expect(ptHtml).toContain(`id="${anchor}"`);
+    for (const anchor of ['add-it-to-an-assistant', 'the-tools', 'the-safety-model'])
+      expect(enHtml).toContain(`id="${anchor}"`);
+    expect(enHtml).toContain('href="../errors"');
+  });
+
   it('serves the reference, openapi.json and the home page; nothing outside the folder', async () => {
     const reference = await get('/reference');
     expect(reference.status).toBe(200);

@@ -1,14 +1,15 @@
-// The service's Prometheus metrics (prom-client), served by the operations server on OPS_PORT at
-// /metrics. This module imports nothing of the project, so any module may count something here:
+// The service's Prometheus metrics (prom-client): one registry, a leaf that imports nothing of the
+// project, so any module may count something here without depending on the server that serves it
+// (src/monitoring/server.ts, /metrics on OPS_PORT):
 //
-//   import { metrics } from '../ops/metrics.js';
+//   import { metrics } from '../metrics/registry.js';
 //   metrics.rateLimitRefused('key-minute');
 //   metrics.keyCacheLookup(true);        // a cache of API keys, if there is one
 //
 // Requests (by route, method, status and error code), their latency and the idempotency replays
-// and conflicts are counted once per response by src/ops/request-hooks.ts. The database pool and
-// the rate-limit store are read when /metrics is scraped, from the sources registered by the
-// operations server (watchPool, watchRateLimitStore).
+// and conflicts are counted once per response by src/monitoring/request-hooks.ts. The database
+// pool and the rate-limit store are read when /metrics is scraped, from the sources the monitoring
+// server registers (watchPool, watchRateLimitStore).
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export const registry = new Registry();
@@ -195,7 +196,7 @@ export interface ResponseObservation {
 }
 
 export const metrics = {
-  /** One API response (src/ops/request-hooks.ts calls this once per request). */
+  /** One API response (src/monitoring/request-hooks.ts calls this once per request). */
   response(observation: ResponseObservation): void {
     const { route, method, status, errorCode, seconds, replayed } = observation;
     requests.inc({ route, method, status: String(status), error_code: errorCode });

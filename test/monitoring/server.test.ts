@@ -1,11 +1,11 @@
-// The operations server (src/ops/server.ts): liveness, readiness (database reachable and
+// The monitoring server (src/monitoring/server.ts): liveness, readiness (database reachable and
 // migrated; Redis down is degraded, still ready) and the Prometheus metrics of real requests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { createRateLimiter } from '../../src/http/rate-limit.js';
-import { type OpsServer, startOpsServer } from '../../src/ops/server.js';
+import { type MonitoringServer, startMonitoringServer } from '../../src/monitoring/server.js';
 import { api, createTenant, GENEROUS_LIMITS, newIdempotencyKey, type Tenant } from '../helpers/context.js';
 import {
   createEmptyPostgresDatabase,
@@ -17,8 +17,13 @@ import {
 const OPS = { opsHost: '127.0.0.1', opsPort: 0 };
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field
-async function get(ops: OpsServer, path: string): Promise<{ status: number; body: any; text: string }> {
-  const response = await fetch(`${ops.url}${path}`);
+type Json = any;
+
+async function get(
+  monitoring: MonitoringServer,
+  path: string,
+): Promise<{ status: number; body: Json; text: string }> {
+  const response = await fetch(`${monitoring.url}${path}`);
   const text = await response.text();
   let body: unknown = null;
   try {
@@ -50,7 +55,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 describe(`operations server (${testStorage()})`, () => {
   let database: TestDatabase;
   let app: App;
-  let ops: OpsServer;
+  let ops: MonitoringServer;
   let tenant: Tenant;
 
   beforeAll(async () => {
@@ -59,7 +64,7 @@ describe(`operations server (${testStorage()})`, () => {
     const config = loadConfig({ ...GENEROUS_LIMITS, RATE_LIMIT_IP_PER_MINUTE: '2' });
     app = await buildApp({ config, database: database.handle, logger: false });
     await app.ready();
-    ops = await startOpsServer(OPS, { handle: database.handle, rateLimiter: app.rateLimiter });
+    ops = await startMonitoringServer(OPS, { handle: database.handle, rateLimiter: app.rateLimiter });
   });
   afterAll(async () => {
     await ops?.close();
@@ -191,7 +196,10 @@ describe(`operations server (${testStorage()})`, () => {
   });
 
   it('/readyz: 503 "stopping" once the service is asked to stop', async () => {
-    const stopping = await startOpsServer(OPS, { handle: database.handle, rateLimiter: app.rateLimiter });
+    const stopping = await startMonitoringServer(OPS, {
+      handle: database.handle,
+      rateLimiter: app.rateLimiter,
+    });
     try {
       expect((await get(stopping, '/readyz')).status).toBe(200);
       stopping.markStopping();
@@ -212,7 +220,7 @@ describe(`operations server (${testStorage()})`, () => {
     } else {
       handle = await openDatabase({ kind: 'pglite', dataDir: null });
     }
-    const unmigrated = await startOpsServer(OPS, { handle, rateLimiter: app.rateLimiter });
+    const unmigrated = await startMonitoringServer(OPS, { handle, rateLimiter: app.rateLimiter });
     try {
       const ready = await get(unmigrated, '/readyz');
       expect(ready.status).toBe(503);
@@ -231,7 +239,7 @@ describe(`operations server (${testStorage()})`, () => {
   it('Redis down: degraded, still ready (limits count in memory)', async () => {
     const config = loadConfig({ ...GENEROUS_LIMITS, REDIS_URL: 'redis://127.0.0.1:1' });
     const limiter = createRateLimiter(config);
-    const degraded = await startOpsServer(OPS, { handle: database.handle, rateLimiter: limiter });
+    const degraded = await startMonitoringServer(OPS, { handle: database.handle, rateLimiter: limiter });
     try {
       // The first count finds Redis unreachable and falls back to memory.
       await limiter.consumeAnonymous('192.0.2.1');

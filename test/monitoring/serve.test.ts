@@ -1,4 +1,4 @@
-// The real `serve` with OPS_PORT: the operations server next to the API, and its logs: one line
+// The real `serve` with OPS_PORT: the monitoring server next to the API, and its logs: one line
 // per request, short human lines (LOG_FORMAT=pretty, or a terminal) or JSON lines otherwise.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall, type CliStorage, createCliStorage, type ServeProcess, startServe } from '../helpers/cli.js';

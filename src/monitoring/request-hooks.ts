@@ -3,7 +3,7 @@
 // Installed at the root of the app (src/app.ts), so the framework's own 404 is counted too.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES } from '../errors.js';
-import { metrics } from './metrics.js';
+import { metrics } from '../metrics/registry.js';
 
 /** The error code of a failed request, read from the error envelope it is answered with. */
 const errorCodes = new WeakMap<FastifyRequest, string>();

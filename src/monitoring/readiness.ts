@@ -4,7 +4,7 @@
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { type DatabaseHandle, queryRows, sql } from '../db/client.js';
 import { migrationsFolder } from '../db/migrate.js';
-import type { RateLimitStoreState } from './metrics.js';
+import type { RateLimitStoreState } from '../metrics/registry.js';
 
 export const DATABASE_CHECK_TIMEOUT_MS = 3000;
 

@@ -1,6 +1,6 @@
 // Logs: JSON lines (pino) when the output is not a terminal, short human lines (pino-pretty) when
 // it is, or as LOG_FORMAT says. One line per request, written when its response is sent
-// (src/ops/request-hooks.ts): Fastify's own two lines per request are turned off in app.ts.
+// (src/monitoring/request-hooks.ts): Fastify's own two lines per request are turned off in app.ts.
 import type { FastifyServerOptions } from 'fastify';
 import pino from 'pino';
 import pretty from 'pino-pretty';

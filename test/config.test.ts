@@ -2,9 +2,9 @@
 // src/config.ts, and a bad value of any of them stops the start with a message naming it.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ENV_NAMES, loadConfig } from '../../src/config.js';
+import { ConfigError, ENV_NAMES, loadConfig } from '../src/config.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
 /** The variables of the README's configuration table (rows like "| `PORT` | `3000` | ..."). */
 function readmeVariables(): string[] {

@@ -1,24 +1,24 @@
-// The operations server: a small HTTP server of its own on OPS_HOST:OPS_PORT (127.0.0.1 by
+// The monitoring server: a small HTTP server of its own on OPS_HOST:OPS_PORT (127.0.0.1 by
 // default), apart from the partner API, which keeps exactly its 14 routes.
 //   GET /healthz   200 while the process runs (liveness)
 //   GET /readyz    200 when the database answers and is migrated ("degraded" while Redis is
 //                  down: limits then count in memory), otherwise 503 with the reason; 503
 //                  "stopping" from the moment the service is asked to stop
-//   GET /metrics   Prometheus text (src/ops/metrics.ts)
+//   GET /metrics   Prometheus text (src/metrics/registry.ts)
 
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
+import { metrics, type RateLimitStoreState, type WatchedPool } from '../metrics/registry.js';
 import { deliveryBacklog, metricsSnapshot } from '../webhooks/metrics.js';
-import { metrics, type RateLimitStoreState, type WatchedPool } from './metrics.js';
 import { readiness } from './readiness.js';
 
-export interface OpsSources {
+export interface MonitoringSources {
   handle: DatabaseHandle;
   rateLimiter: { storeState(): RateLimitStoreState };
 }
 
-export interface OpsServer {
+export interface MonitoringServer {
   /** e.g. http://127.0.0.1:9464 */
   url: string;
   port: number;
@@ -29,24 +29,24 @@ export interface OpsServer {
 
 const startedAt = Date.now();
 
-export async function startOpsServer(
+export async function startMonitoringServer(
   config: Pick<Config, 'opsHost' | 'opsPort'>,
-  sources: OpsSources,
+  sources: MonitoringSources,
   log?: FastifyBaseLogger,
-): Promise<OpsServer> {
+): Promise<MonitoringServer> {
   metrics.collectProcessMetrics();
   if (sources.handle.pool) metrics.watchPool(sources.handle.pool as unknown as WatchedPool);
   metrics.watchRateLimitStore(() => sources.rateLimiter.storeState());
   metrics.watchWebhooks({ counts: metricsSnapshot, backlog: () => deliveryBacklog(sources.handle.db) });
 
-  const ops = Fastify({ logger: false, exposeHeadRoutes: false });
-  ops.get('/healthz', async () => ({
+  const server = Fastify({ logger: false, exposeHeadRoutes: false });
+  server.get('/healthz', async () => ({
     status: 'ok',
     pid: process.pid,
     uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
   }));
   let stopping = false;
-  ops.get('/readyz', async (_request, reply) => {
+  server.get('/readyz', async (_request, reply) => {
     if (stopping) {
       reply.code(503);
       return { status: 'stopping' };
@@ -58,13 +58,13 @@ export async function startOpsServer(
     }
     return result;
   });
-  ops.get('/metrics', async (_request, reply) => {
+  server.get('/metrics', async (_request, reply) => {
     reply.type(metrics.contentType);
     return metrics.text();
   });
 
-  await ops.listen({ host: config.opsHost, port: config.opsPort ?? 0 });
-  const address = ops.server.address();
+  await server.listen({ host: config.opsHost, port: config.opsPort ?? 0 });
+  const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : (config.opsPort ?? 0);
   const host = config.opsHost.includes(':') ? `[${config.opsHost}]` : config.opsHost;
   return {
@@ -73,6 +73,6 @@ export async function startOpsServer(
     markStopping: () => {
       stopping = true;
     },
-    close: () => ops.close(),
+    close: () => server.close(),
   };
 }

@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
-import { type OpsServer, startOpsServer } from '../../src/ops/server.js';
+import { type MonitoringServer, startMonitoringServer } from '../../src/monitoring/server.js';
 import { api, createTenant, GENEROUS_LIMITS, type Tenant } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase, testStorage } from '../helpers/database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field
-async function readyz(ops: OpsServer): Promise<{ status: number; body: any }> {
+async function readyz(ops: MonitoringServer): Promise<{ status: number; body: any }> {
   const response = await fetch(`${ops.url}/readyz`);
   return { status: response.status, body: await response.json() };
 }
@@ -21,7 +21,7 @@ describe.runIf(testStorage() === 'postgres')('readiness while PostgreSQL goes aw
   let proxy: TcpProxy;
   let handle: DatabaseHandle;
   let app: App;
-  let ops: OpsServer;
+  let ops: MonitoringServer;
   let tenant: Tenant;
 
   beforeAll(async () => {
@@ -35,7 +35,7 @@ describe.runIf(testStorage() === 'postgres')('readiness while PostgreSQL goes aw
     handle = await openDatabase({ kind: 'postgres', url: viaProxy.toString(), poolSize: 4 });
     app = await buildApp({ config: loadConfig(GENEROUS_LIMITS), database: handle, logger: false });
     await app.ready();
-    ops = await startOpsServer(
+    ops = await startMonitoringServer(
       { opsHost: '127.0.0.1', opsPort: 0 },
       { handle, rateLimiter: app.rateLimiter },
     );

@@ -96,6 +96,16 @@ final class Harness
         self::control('POST', '/clock', ['advance_ms' => (int) round($seconds * 1000)]);
     }
 
+    /**
+     * Moves the limited server's clock so that the minute window a request answered at `$opened`
+     * (microtime(true)) opened ends `$secondsLeft` seconds from now: whatever time the test has
+     * taken so far, the window is neither over nor far from over.
+     */
+    public static function nearWindowEnd(float $opened, float $secondsLeft = 3.0): void
+    {
+        self::advanceClock(60.0 - $secondsLeft - (microtime(true) - $opened));
+    }
+
     /** @return list<array{headers: array<string, string>, body: string}> */
     public static function deliveries(int $companyId): array
     {

@@ -30,12 +30,14 @@ final class RateLimitTest extends TestCase
         $tenant = Harness::tenant('Limite Baixo PHP, Lda', 'limited');
         $first = Harness::client($tenant['key'], Harness::limitedProxyUrl());
         $remaining = [];
+        $opened = 0.0;
         for ($i = 0; $i < 3; $i++) {
             $first->ping();
+            $opened = $opened ?: microtime(true);
             $remaining[] = $first->lastResponse()->rateLimit->remaining;
         }
         self::assertSame([2, 1, 0], $remaining);
-        Harness::advanceClock(58.8);
+        Harness::nearWindowEnd($opened, 2.0);
         // Another process with the same key knows nothing of the spent budget: it meets the 429.
         $retries = [];
         $other = Harness::client($tenant['key'], Harness::limitedProxyUrl(), ['onRetry' => function (RetryInfo $info) use (&$retries): void {
@@ -44,8 +46,10 @@ final class RateLimitTest extends TestCase
         self::assertSame($tenant['company_id'], $other->ping()['tenant_id']);
         self::assertCount(1, $retries);
         $error = $retries[0]->error;
-        self::assertSame([429, 'rate_limit_exceeded', 2], [$error->status, $error->errorCode, $error->rateLimit->retryAfter]);
-        self::assertSame(2.0, $retries[0]->delay);
+        self::assertSame([429, 'rate_limit_exceeded'], [$error->status, $error->errorCode]);
+        // The window ends about 2 s after the jump, less the time the 429 took.
+        self::assertContains($error->rateLimit->retryAfter, [1, 2]);
+        self::assertSame((float) $error->rateLimit->retryAfter, $retries[0]->delay);
         self::assertSame([200, 200, 200, 429, 200], self::statuses());
         self::assertSame(2, $other->lastResponse()->attempts);
     }
@@ -58,13 +62,14 @@ final class RateLimitTest extends TestCase
             $paces[] = $info;
         }]);
         $api->customers->create(['name' => 'Primeiro']);
-        Harness::advanceClock(58.5);
+        Harness::nearWindowEnd(microtime(true));
         $api->customers->create(['name' => 'Segundo']); // the last write of the window
         $started = microtime(true);
         $api->customers->create(['name' => 'Terceiro']);
-        self::assertGreaterThanOrEqual(0.9, microtime(true) - $started);
         self::assertSame(['key-writes-minute'], array_map(fn (PaceInfo $p): string => $p->limit, $paces));
-        self::assertLessThanOrEqual(2.0, $paces[0]->delay);
+        self::assertGreaterThan(0, $paces[0]->delay);
+        self::assertLessThanOrEqual(3.0, $paces[0]->delay);
+        self::assertGreaterThanOrEqual($paces[0]->delay - 0.1, microtime(true) - $started);
         self::assertSame([201, 201, 201], self::statuses());
         $limits = [];
         foreach ($api->rateLimits() as $state) {

@@ -66,6 +66,13 @@ def advance_clock(seconds: float) -> None:
     control("POST", "/clock", {"advance_ms": int(seconds * 1000)})
 
 
+def near_window_end(opened: float, seconds_left: float = 3.0) -> None:
+    """Moves the limited server's clock so that the minute window a request answered at ``opened``
+    (time.monotonic()) opened ends ``seconds_left`` seconds from now: whatever time the test has
+    taken so far, the window is neither over nor far from over."""
+    advance_clock(60.0 - seconds_left - (time.monotonic() - opened))
+
+
 def deliveries(company_id: int) -> List[Dict[str, Any]]:
     return control("GET", f"/webhooks/deliveries?company_id={company_id}")
 

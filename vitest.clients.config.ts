@@ -2,8 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // `npm run test:clients`: the partner kit, kept out of `npm test` (it starts real servers and
 // other languages' test runners). The PHP and Python clients' own suites run against a real server
-// on the embedded PGlite and on PostgreSQL (like every test of the repository); the packages are
-// built and installed once.
+// on the embedded PGlite and on PostgreSQL (like every test of the repository), one harness per
+// storage; the packages are built and installed once.
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -16,8 +16,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'pglite',
-          include: ['test/clients/kit/*.test.ts'],
-          exclude: ['test/clients/kit/pack.test.ts'],
+          include: ['test/clients/kit/clients.test.ts'],
           env: { TEST_STORAGE: 'pglite' },
         },
       },
@@ -25,8 +24,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: ['test/clients/kit/*.test.ts'],
-          exclude: ['test/clients/kit/pack.test.ts'],
+          include: ['test/clients/kit/clients.test.ts'],
           env: { TEST_STORAGE: 'postgres' },
         },
       },

@@ -1,6 +1,13 @@
-// The TypeScript client's webhook helper on real deliveries of the server (bin/invoicing webhooks
-// create, the worker of `serve`, a receiver), as the PHP and Python clients' suites do; its other
-// behaviours against a real server are in test/clients/*.test.ts (npm test).
+// The partner kit against one harness on this project's storage (test/helpers/client-harness.ts:
+// `bin/invoicing serve` with recording proxies, a server with low limits and a movable clock, a
+// webhook receiver, the operator's command line), one language after the other:
+// - the Python client's own unittest suites (clients/python/tests): Python 3 of the machine
+//   (Debian's python3 in CI; PYTHON_BIN picks another);
+// - the PHP client's own PHPUnit suites (clients/php/tests): Debian's php-cli, php-curl and
+//   phpunit (scripts/ensure-php.sh; PHPUNIT_BIN picks another);
+// - the TypeScript client's webhook helper on real deliveries (its other tests against a real
+//   server are in test/clients/*.test.ts, in npm test).
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Customer,
@@ -8,14 +15,20 @@ import {
   verifyWebhook,
   WebhookVerificationError,
 } from '../../../clients/typescript/src/index.js';
-import { type ClientHarness, startClientHarness } from '../../helpers/client-harness.js';
+import { type ClientHarness, childEnv, startClientHarness } from '../../helpers/client-harness.js';
+import { run } from './run.js';
+
+const PYTHON_PACKAGE = fileURLToPath(new URL('../../../clients/python/', import.meta.url));
+const PHP_PACKAGE = fileURLToPath(new URL('../../../clients/php/', import.meta.url));
+const PYTHON = process.env.PYTHON_BIN ?? 'python3';
+const PHPUNIT = process.env.PHPUNIT_BIN ?? 'phpunit';
 
 interface Delivery {
   headers: Record<string, string>;
   body: string;
 }
 
-describe('TypeScript client: webhooks of the real server', () => {
+describe('the clients against a real server', () => {
   let harness: ClientHarness;
   // biome-ignore lint/suspicious/noExplicitAny: the harness answers plain JSON
   const control = async (method: string, path: string, body?: unknown): Promise<any> => {
@@ -44,7 +57,38 @@ describe('TypeScript client: webhooks of the real server', () => {
   });
   afterAll(() => harness?.close());
 
-  it('accepts a real delivery, refuses a tampered one, and follows a rotation', async () => {
+  it('Python, unit tests: body encoding, NUIT, webhook signatures, pacing', async () => {
+    const result = await run(PYTHON, ['-m', 'unittest', 'discover', '-v', '-s', 'tests/unit', '-t', '.'], {
+      cwd: PYTHON_PACKAGE,
+      env: childEnv(harness, { PYTHONDONTWRITEBYTECODE: '1' }),
+    });
+    expect(result.code, result.output).toBe(0);
+  });
+
+  it('Python, against the server: every method, lost answers, 429, pacing, money, webhooks, README', async () => {
+    const result = await run(PYTHON, ['-m', 'unittest', 'discover', '-v', '-s', 'tests/server', '-t', '.'], {
+      cwd: PYTHON_PACKAGE,
+      env: childEnv(harness, { PYTHONDONTWRITEBYTECODE: '1' }),
+    });
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/^OK/m);
+  });
+
+  it('PHP, unit tests: body encoding, NUIT, webhook signatures, pacing', async () => {
+    const result = await run(PHPUNIT, ['--testsuite', 'unit'], { cwd: PHP_PACKAGE, env: childEnv(harness) });
+    expect(result.code, result.output).toBe(0);
+  });
+
+  it('PHP, against the server: every method, lost answers, 429, pacing, money, webhooks, README', async () => {
+    const result = await run(PHPUNIT, ['--testsuite', 'server', '--testdox'], {
+      cwd: PHP_PACKAGE,
+      env: childEnv(harness),
+    });
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/^OK \(/m);
+  });
+
+  it('TypeScript: the webhook helper accepts a real delivery, refuses a tampered one, follows a rotation', async () => {
     const tenant = await control('POST', '/tenants', { name: 'Recebe Webhooks TS, Lda' });
     const endpoint = await control('POST', '/webhooks', { company_id: tenant.company_id });
     const api = new PartnerApi({ apiKey: tenant.key, baseUrl: harness.env.PARTNER_API_URL as string });

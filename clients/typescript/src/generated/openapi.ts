@@ -774,6 +774,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -787,6 +791,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -802,6 +810,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -819,6 +831,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -834,6 +850,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -879,6 +899,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -893,6 +917,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -908,6 +936,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -923,6 +955,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -940,6 +976,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -955,6 +995,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1009,6 +1053,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -1028,6 +1076,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1039,6 +1091,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1054,6 +1110,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1069,6 +1129,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Segundos a esperar antes de repetir o pedido. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1086,6 +1150,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1103,6 +1171,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1118,6 +1190,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1154,6 +1230,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1167,6 +1247,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1182,6 +1266,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1197,6 +1285,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1214,6 +1306,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1229,6 +1325,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1282,6 +1382,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -1301,6 +1405,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1312,6 +1420,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1327,6 +1439,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1342,6 +1458,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -1359,6 +1479,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Segundos a esperar antes de repetir o pedido. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1376,6 +1500,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1393,6 +1521,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1408,6 +1540,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1454,6 +1590,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1468,6 +1608,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1483,6 +1627,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1498,6 +1646,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1515,6 +1667,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1530,6 +1686,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1586,6 +1746,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -1605,6 +1769,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1616,6 +1784,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1631,6 +1803,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1646,6 +1822,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Segundos a esperar antes de repetir o pedido. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1663,6 +1843,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1680,6 +1864,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1695,6 +1883,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1731,6 +1923,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1744,6 +1940,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1759,6 +1959,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1774,6 +1978,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1791,6 +1999,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1806,6 +2018,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1865,6 +2081,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -1884,6 +2104,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1895,6 +2119,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1910,6 +2138,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1925,6 +2157,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -1942,6 +2178,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Segundos a esperar antes de repetir o pedido. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1959,6 +2199,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1976,6 +2220,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1991,6 +2239,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2040,6 +2292,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2054,6 +2310,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2069,6 +2329,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2084,6 +2348,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2101,6 +2369,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,6 +2388,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2182,6 +2458,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -2201,6 +2481,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2212,6 +2496,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2227,6 +2515,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2242,6 +2534,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -2259,6 +2555,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Segundos a esperar antes de repetir o pedido. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2276,6 +2576,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2293,6 +2597,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2308,6 +2616,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2344,6 +2656,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2357,6 +2673,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2372,6 +2692,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2387,6 +2711,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2404,6 +2732,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2419,6 +2751,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2465,6 +2801,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2479,6 +2819,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2494,6 +2838,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2509,6 +2857,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2526,6 +2878,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2541,6 +2897,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2577,6 +2937,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2590,6 +2954,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2605,6 +2973,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2620,6 +2992,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2637,6 +3013,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2652,6 +3032,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {

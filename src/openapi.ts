@@ -57,7 +57,8 @@ function errorCodesOf(method: string, schema: Json): ErrorCode[] {
     );
   }
   if (schema.params) codes.push('resource_not_found');
-  if (schema.querystring) codes.push('invalid_query_parameter');
+  // Any route refuses a query parameter it does not take (src/http/input-checks.ts).
+  codes.push('invalid_query_parameter');
   if (schema.body) codes.push('validation_failed');
   const own = (schema['x-error-codes'] as ErrorCode[] | undefined) ?? [];
   for (const code of own) if (!codes.includes(code)) codes.push(code);
@@ -155,7 +156,13 @@ function errorResponses(codes: ErrorCode[], write: boolean, docsUrl: string, bod
   }
   const responses: Json = {};
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const onlyValidation = statusCodes.length === 1 && statusCodes[0] === 'validation_failed';
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    // A write's 422 is validation_failed (with `errors`) or invalid_query_parameter.
+    const schema = !statusCodes.includes('validation_failed')
+      ? ref('Error')
+      : statusCodes.length === 1
+        ? ref('ValidationError')
+        : { anyOf: [ref('ValidationError'), ref('Error')] };
     const examples: Json = {};
     for (const code of statusCodes) {
       const value = errorExample(code, docsUrl, body);
@@ -166,7 +173,7 @@ function errorResponses(codes: ErrorCode[], write: boolean, docsUrl: string, bod
       headers: errorHeaders(status, statusCodes, write),
       content: {
         'application/json': {
-          schema: { $ref: `#/components/schemas/${onlyValidation ? 'ValidationError' : 'Error'}` },
+          schema,
           examples,
         },
       },

@@ -152,7 +152,13 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     if (embedded || options.demo) {
       const [anyCompany] = await handle.db.select({ id: companies.id }).from(companies).limit(1);
       if (!anyCompany) {
-        demo = (await executeOperation(context, 'demo', {}, { actor: options.actor })) as DemoResult;
+        // Decided again under a lock: of servers started together, one creates the demo.
+        demo = (await executeOperation(
+          context,
+          'demo',
+          { if_empty: true },
+          { actor: options.actor },
+        )) as DemoResult | null;
       }
     }
 

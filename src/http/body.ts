@@ -1,6 +1,7 @@
 // Bodies are read as text so idempotency can compare the raw bytes. A body that is not JSON
-// (malformed, empty, another content type) is not refused here: the refusal is a
-// `validation_failed` at step 10, after the idempotency step, in the order of decisions.md.
+// (malformed, empty, nested too deep or holding too many values, another content type) is not
+// refused here: the refusal is a `validation_failed` at step 10, after the idempotency step, in
+// the order of decisions.md.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 

@@ -22,7 +22,8 @@
 // Redis cannot be reached, every instance falls back to its own in-memory counters (logged once
 // per outage, "degraded" on /readyz), and goes back to Redis by itself as soon as it answers
 // again. A Redis failure is never a 429 or a 500, and never makes a request wait longer than the
-// command timeout (250 ms). See docs/rate-limits.md.
+// command timeout (250 ms, measured so that a busy event loop is not taken for a slow Redis: see
+// sendBatch). See docs/rate-limits.md.
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config, RateLimitConfig } from '../config.js';
@@ -79,6 +80,8 @@ const DEFAULT_COMMAND_TIMEOUT_MS = 250;
  * second would otherwise time out an attempt whose socket had long connected.
  */
 const CONNECT_TIMEOUT_MS = 3000;
+/** Longest wait for Redis to acknowledge QUIT when the limiter closes. */
+const QUIT_TIMEOUT_MS = 1000;
 /** How long a starting instance waits for Redis before it counts in memory (and says so). */
 export const START_TIMEOUT_MS = 5000;
 /** While Redis is down, one request at most this often tries it again (the others use memory). */
@@ -217,6 +220,7 @@ class RedisStore implements Store {
     private readonly keyPrefix: string,
     private readonly logger: RateLimitLogger | undefined,
     startTimeoutMs: number,
+    private readonly commandTimeoutMs: number,
   ) {
     client.defineCommand('partnerApiConsume', { lua: CONSUME_SCRIPT });
     this.fallback = memoryLimiters(limits);
@@ -328,18 +332,32 @@ class RedisStore implements Store {
     const checks = batch.flatMap((entry) => entry.checks);
     const keys = checks.map((check) => `${this.keyPrefix}:${check.limit}:${check.id}`);
     const seconds = checks.map((check) => String(LIMITS[check.limit].seconds));
-    this.client.partnerApiConsume(keys.length, ...keys, ...seconds).then(
-      (counters) => {
-        let first = 0;
-        for (const entry of batch) {
-          entry.resolve(entry.checks.map((check, index) => this.outcome(check, counters, first + index)));
-          first += entry.checks.length;
-        }
-      },
-      (error: unknown) => {
-        for (const entry of batch) entry.reject(error);
-      },
-    );
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const answered = (counters: number[]) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      let first = 0;
+      for (const entry of batch) {
+        entry.resolve(entry.checks.map((check, index) => this.outcome(check, counters, first + index)));
+        first += entry.checks.length;
+      }
+    };
+    const failed = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      for (const entry of batch) entry.reject(error);
+    };
+    // The command timeout, measured so that a busy process is not mistaken for a slow Redis: when
+    // the event loop was held up past the timeout, the answer may already be waiting on the
+    // socket, and it is read in this turn's poll phase, before setImmediate runs. Counting such a
+    // request in memory as well as in Redis would let one request too many through.
+    timer = setTimeout(() => {
+      setImmediate(() => failed(new Error('Command timed out')));
+    }, this.commandTimeoutMs);
+    this.client.partnerApiConsume(keys.length, ...keys, ...seconds).then(answered, failed);
   }
 
   /** What the script answered for the `index`-th counter of its call. */
@@ -362,10 +380,15 @@ class RedisStore implements Store {
   async close(): Promise<void> {
     this.closing = true;
     if (this.client.status === 'ready') {
-      await this.client.quit().catch(() => this.client.disconnect());
-    } else {
-      this.client.disconnect();
+      // A polite QUIT, but never a wait on a Redis that does not answer.
+      let timer: NodeJS.Timeout | undefined;
+      const givenUp = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, QUIT_TIMEOUT_MS);
+      });
+      await Promise.race([this.client.quit().catch(() => {}), givenUp]);
+      clearTimeout(timer);
     }
+    this.client.disconnect();
   }
 }
 
@@ -381,7 +404,6 @@ function redisStore(
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: CONNECT_TIMEOUT_MS,
-    commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     // Keep reconnecting forever, at most a second apart.
     retryStrategy: (times) => Math.min(times * 100, 1000),
     // No enableAutoPipelining: it holds new commands back while a batch is unanswered, which
@@ -393,6 +415,7 @@ function redisStore(
     options.keyPrefix ?? DEFAULT_KEY_PREFIX,
     logger,
     options.startTimeoutMs ?? START_TIMEOUT_MS,
+    options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
   );
 }
 

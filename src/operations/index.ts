@@ -387,9 +387,11 @@ export const operations = {
   }),
 
   demo: define({
-    parse: () => ({}),
+    // if_empty (serve): only into a database without companies, decided under a lock.
+    parse: (raw) => ({ onlyIntoEmpty: raw.if_empty === true }),
     // Loaded on demand: the demo uses the API's services, which the other commands do not need.
-    run: async ({ db, timeZone }) => (await import('./demo.js')).createDemo(db, { timeZone }),
+    run: async ({ db, timeZone }, args) =>
+      (await import('./demo.js')).createDemo(db, { timeZone, onlyIntoEmpty: args.onlyIntoEmpty }),
     target: (_args, result) => ({ type: 'company', id: result?.id ?? null, company: result?.id ?? null }),
   }),
 

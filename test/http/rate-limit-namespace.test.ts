@@ -5,7 +5,7 @@
 // REDIS_KEY_PREFIX replaces the namespace when an operator wants another one.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { installationId } from '../../src/db/installation.js';
@@ -15,20 +15,30 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { deleteRedisKeys, get, limitHeaders } from '../helpers/rate-limit.js';
 import { TEST_REDIS_URL } from '../helpers/services.js';
 
-const namespaces: string[] = [];
-afterAll(async () => {
-  for (const namespace of namespaces) await deleteRedisKeys(namespace);
-});
-
 interface Installation {
-  app: App;
   database: TestDatabase;
   tenant: Tenant;
 }
 
-/** A database of its own, one company and key in it, and an app over it with Redis. */
-async function installation(env: Record<string, string> = {}): Promise<Installation> {
+const namespaces: string[] = [];
+let staging: Installation;
+let production: Installation;
+
+async function installation(): Promise<Installation> {
   const database = await createTestDatabase();
+  return { database, tenant: await createTenant(database.handle.db) };
+}
+
+beforeAll(async () => {
+  [staging, production] = await Promise.all([installation(), installation()]);
+});
+afterAll(async () => {
+  await Promise.all([staging?.database.close(), production?.database.close()]);
+  for (const namespace of namespaces) await deleteRedisKeys(namespace);
+});
+
+/** An app over an installation's database with Redis, its limiter built by buildApp as `serve` does. */
+async function serve(where: Installation, env: Record<string, string> = {}): Promise<App> {
   const config = loadConfig({
     DOCS_URL: TEST_DOCS_URL,
     ...GENEROUS_LIMITS,
@@ -36,20 +46,14 @@ async function installation(env: Record<string, string> = {}): Promise<Installat
     REDIS_URL: TEST_REDIS_URL,
     ...env,
   });
-  const app = checkConformance(await buildApp({ config, database: database.handle, logger: false }));
+  const app = checkConformance(await buildApp({ config, database: where.database.handle, logger: false }));
   await app.ready();
-  onTestFinished(async () => {
-    await app.close();
-    await database.close();
-  });
-  const tenant = await createTenant(database.handle.db);
-  return { app, database, tenant };
+  onTestFinished(() => app.close());
+  return app;
 }
 
 describe('rate-limit counters in Redis, per installation', () => {
   it('decisions.md: two installations on one Redis "never share counters, even where their key ids are equal"', async () => {
-    const staging = await installation();
-    const production = await installation();
     const ids = [
       await installationId(staging.database.handle.db),
       await installationId(production.database.handle.db),
@@ -57,12 +61,13 @@ describe('rate-limit counters in Redis, per installation', () => {
     for (const id of ids) namespaces.push(`partner-api:${id}:rl`);
     expect(ids[0]).not.toBe(ids[1]);
     expect(staging.tenant.apiKey.id).toBe(production.tenant.apiKey.id);
+    const [stagingApp, productionApp] = [await serve(staging), await serve(production)];
 
-    expect((await get(staging.app, '/ping', { key: staging.tenant.key })).statusCode).toBe(200);
-    expect((await get(staging.app, '/ping', { key: staging.tenant.key })).statusCode).toBe(200);
-    expect((await get(staging.app, '/ping', { key: staging.tenant.key })).statusCode).toBe(429);
+    expect((await get(stagingApp, '/ping', { key: staging.tenant.key })).statusCode).toBe(200);
+    expect((await get(stagingApp, '/ping', { key: staging.tenant.key })).statusCode).toBe(200);
+    expect((await get(stagingApp, '/ping', { key: staging.tenant.key })).statusCode).toBe(429);
     // Same key id, other installation: its own budget, untouched.
-    const first = await get(production.app, '/ping', { key: production.tenant.key });
+    const first = await get(productionApp, '/ping', { key: production.tenant.key });
     expect(first.statusCode).toBe(200);
     expect(limitHeaders(first)).toEqual({ limit: '2', remaining: '1' });
 
@@ -76,14 +81,13 @@ describe('rate-limit counters in Redis, per installation', () => {
   it('REDIS_KEY_PREFIX replaces the namespace: installations given the same one share it on purpose', async () => {
     const prefix = `partner-api-test:${randomBytes(6).toString('hex')}`;
     namespaces.push(prefix);
-    const a = await installation({ REDIS_KEY_PREFIX: prefix });
-    const b = await installation({ REDIS_KEY_PREFIX: prefix });
-    expect(a.tenant.apiKey.id).toBe(b.tenant.apiKey.id);
-    expect((await get(a.app, '/ping', { key: a.tenant.key })).statusCode).toBe(200);
-    expect((await get(b.app, '/ping', { key: b.tenant.key })).statusCode).toBe(200);
-    expect((await get(a.app, '/ping', { key: a.tenant.key })).statusCode).toBe(429);
+    const a = await serve(staging, { REDIS_KEY_PREFIX: prefix });
+    const b = await serve(production, { REDIS_KEY_PREFIX: prefix });
+    expect((await get(a, '/ping', { key: staging.tenant.key })).statusCode).toBe(200);
+    expect((await get(b, '/ping', { key: production.tenant.key })).statusCode).toBe(200);
+    expect((await get(a, '/ping', { key: staging.tenant.key })).statusCode).toBe(429);
     const redis = new Redis(TEST_REDIS_URL);
     onTestFinished(() => redis.disconnect());
-    expect(await redis.get(`${prefix}:key-minute:${a.tenant.apiKey.id}`)).toBe('3');
+    expect(await redis.get(`${prefix}:key-minute:${staging.tenant.apiKey.id}`)).toBe('3');
   });
 });

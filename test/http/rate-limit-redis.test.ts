@@ -7,8 +7,11 @@ import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { API_PREFIX } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import type { ApiError } from '../../src/errors.js';
+import { createRateLimiter } from '../../src/http/rate-limit.js';
 import { createApiKey } from '../../src/operations/api-keys.js';
-import { createTenant, type Tenant } from '../helpers/context.js';
+import { createTenant, GENEROUS_LIMITS, type Tenant } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import {
   deleteRedisKeys,
@@ -256,6 +259,39 @@ describe('per-IP limit across instances, exact from the first request', () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(30);
     // Never counted in memory: nothing to warn about.
     expect(logger.entries).toEqual([]);
+  });
+});
+
+describe('a busy process is not a slow Redis', () => {
+  it('the 31st request is refused even when the event loop was held up past the command timeout while Redis answered', async () => {
+    const prefix = uniquePrefix();
+    sharedPrefixes.push(prefix);
+    const config = loadConfig({
+      ...GENEROUS_LIMITS,
+      RATE_LIMIT_IP_PER_MINUTE: '30',
+      REDIS_URL: TEST_REDIS_URL,
+    });
+    const logger = memoryLogger();
+    const first = createRateLimiter(config, logger, { keyPrefix: prefix });
+    const second = createRateLimiter(config, logger, { keyPrefix: prefix });
+    onTestFinished(() => Promise.all([first.close(), second.close()]).then(() => {}));
+    await Promise.all([first.ready(), second.ready()]);
+    for (let i = 0; i < 30; i++) await first.consumeAnonymous('192.0.2.31');
+
+    // The 31st, on the other instance: its script goes out, then this process is busy for longer
+    // than the 250 ms command timeout while Redis answers.
+    const thirtyFirst = second.consumeAnonymous('192.0.2.31').then(
+      () => 'passed',
+      (error: unknown) => (error as ApiError).code,
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const busyUntil = Date.now() + 600;
+    while (Date.now() < busyUntil) {
+      // a long synchronous task (a big JSON, a slow regex, a stalled VM)
+    }
+    expect(await thirtyFirst).toBe('rate_limit_exceeded');
+    expect(logger.entries).toEqual([]);
+    expect(second.storeState()).toBe('redis');
   });
 });
 

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FetchFunction,
+  type InvoiceLineCreate,
   PartnerApi,
   PartnerApiError,
   type PartnerApiOptions,
@@ -294,7 +295,8 @@ describe('TypeScript client: every method against a real server', () => {
       client.invoices.create({
         customer_id: customer.id,
         invoice_date: '2026-02-01',
-        items: [{ quantity: 1, price: '12,50' }],
+        // A line without its product, as a program built without the types could send it.
+        items: [{ quantity: 1, price: '12,50' } as InvoiceLineCreate],
       }),
     );
     // "12,50" is not a decimal: it travels as a string, and the API names the field.

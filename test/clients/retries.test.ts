@@ -310,7 +310,7 @@ describe('TypeScript client: a 429 of a low limit is waited out (memory limits, 
       rateLimit: { limit: 3, remaining: 0 },
     });
     // The window ends about 2 s after the jump, less the time the 429 took.
-    const retryAfter = (retry?.error as PartnerApiError).rateLimit?.retryAfterSeconds;
+    const retryAfter = (retry!.error as PartnerApiError).rateLimit?.retryAfterSeconds;
     expect([1, 2]).toContain(retryAfter);
     expect(retry?.delayMs).toBe((retryAfter ?? 0) * 1000);
     expect(responseOf(ping)).toMatchObject({

@@ -434,7 +434,7 @@ export interface components {
         };
         /**
          * InvoiceCreate
-         * @description Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura.
+         * @description Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura. No exemplo, a primeira linha vai sem imposto (`"tax_id": null`) e a segunda leva o do produto (IVA 16%), por omitir `tax_id`.
          */
         InvoiceCreate: {
             customer_id: number;
@@ -479,15 +479,19 @@ export interface components {
         };
         /**
          * InvoiceLineInput
-         * @description Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem.
+         * @description Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem; sem `tax_id` a linha leva o imposto do produto, com `"tax_id": null` nenhum.
          */
         InvoiceLineInput: {
-            product_id?: number | null;
+            /** @description Obrigatório: um produto desta empresa (um serviço também é um produto, por exemplo NON_INVENTORY). Um id inexistente ou de outra empresa responde 422 com o índice da linha. */
+            product_id: number | null;
             name?: string | null;
             description?: string | null;
             quantity: number;
+            /** @description Obrigatório: o preço nunca vem do produto. */
             price: number;
+            /** @description Percentagem de 0 a 100, não um valor. */
             discount?: number | null;
+            /** @description O imposto da linha. Omitido: o imposto do próprio produto (o que dá o seu `tax_rate`), ou nenhum se o produto não tem. `null` enviado explicitamente: sem imposto. Um id: esse imposto (desta empresa ou global). */
             tax_id?: number | null;
         };
         /**
@@ -820,6 +824,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
             429: {
                 headers: {
@@ -881,7 +904,7 @@ export interface operations {
                 /** @description Texto a procurar no nome, e-mail, NUIT ou telefone. */
                 search?: string;
                 type?: "individual" | "company";
-                /** @description Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22 ou 2026-11-22T09:30:00+02:00. */
+                /** @description Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22, 2026-11-22T07:30:00Z ou 2026-11-22T09:30:00%2B02:00 (num URL, o "+" de um fuso escreve-se %2B). */
                 updated_since?: string;
             };
             header?: never;
@@ -1141,7 +1164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            /** @description Erro: `invalid_query_parameter`, `validation_failed`. Veja o catálogo de erros em doc_url. */
             422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
@@ -1157,7 +1180,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
@@ -1278,6 +1301,25 @@ export interface operations {
             };
             /** @description Erro: `resource_not_found`. Veja o catálogo de erros em doc_url. */
             404: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
@@ -1491,7 +1533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            /** @description Erro: `invalid_query_parameter`, `validation_failed`. Veja o catálogo de erros em doc_url. */
             422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
@@ -1507,7 +1549,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
@@ -1572,7 +1614,7 @@ export interface operations {
                 search?: string;
                 type?: "GOODS" | "SERVICES" | "RAW" | "ASSETS" | "KIT";
                 is_for_sale?: "true" | "false";
-                /** @description Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22 ou 2026-11-22T09:30:00+02:00. */
+                /** @description Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22, 2026-11-22T07:30:00Z ou 2026-11-22T09:30:00%2B02:00 (num URL, o "+" de um fuso escreve-se %2B). */
                 updated_since?: string;
             };
             header?: never;
@@ -1834,7 +1876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            /** @description Erro: `invalid_query_parameter`, `validation_failed`. Veja o catálogo de erros em doc_url. */
             422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
@@ -1850,7 +1892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
@@ -1971,6 +2013,25 @@ export interface operations {
             };
             /** @description Erro: `resource_not_found`. Veja o catálogo de erros em doc_url. */
             404: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
@@ -2190,7 +2251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            /** @description Erro: `invalid_query_parameter`, `validation_failed`. Veja o catálogo de erros em doc_url. */
             422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
@@ -2206,7 +2267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
@@ -2274,7 +2335,7 @@ export interface operations {
                 date_from?: string;
                 /** @description Use uma data válida no formato YYYY-MM-DD, por exemplo 2026-11-22. */
                 date_to?: string;
-                /** @description Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22 ou 2026-11-22T09:30:00+02:00. */
+                /** @description Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22, 2026-11-22T07:30:00Z ou 2026-11-22T09:30:00%2B02:00 (num URL, o "+" de um fuso escreve-se %2B). */
                 updated_since?: string;
             };
             header?: never;
@@ -2420,7 +2481,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura. */
+        /** @description Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura. No exemplo, a primeira linha vai sem imposto (`"tax_id": null`) e a segunda leva o do produto (IVA 16%), por omitir `tax_id`. */
         requestBody: {
             content: {
                 /**
@@ -2433,14 +2494,14 @@ export interface operations {
                  *         {
                  *           "product_id": 5,
                  *           "quantity": 8,
-                 *           "price": 520
+                 *           "price": 520,
+                 *           "tax_id": null
                  *         },
                  *         {
                  *           "product_id": 6,
                  *           "quantity": 1,
                  *           "price": 250,
-                 *           "discount": 10,
-                 *           "tax_id": 1
+                 *           "discount": 10
                  *         }
                  *       ]
                  *     }
@@ -2567,7 +2628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            /** @description Erro: `invalid_query_parameter`, `validation_failed`. Veja o catálogo de erros em doc_url. */
             422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
@@ -2583,7 +2644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
@@ -2704,6 +2765,25 @@ export interface operations {
             };
             /** @description Erro: `resource_not_found`. Veja o catálogo de erros em doc_url. */
             404: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
@@ -2985,6 +3065,25 @@ export interface operations {
             };
             /** @description Erro: `resource_not_found`. Veja o catálogo de erros em doc_url. */
             404: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;

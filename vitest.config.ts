@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Every test file runs twice: on the embedded PGlite and on a real PostgreSQL
 // (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres). Each file creates its
@@ -12,6 +12,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     globalSetup: ['./test/helpers/global-setup.ts'],
+    // The partner kit (PHP and Python clients, packages) runs with `npm run test:clients`.
+    exclude: [...configDefaults.exclude, 'test/clients/kit/**'],
     projects: [
       { extends: true, test: { name: 'pglite', env: { TEST_STORAGE: 'pglite' } } },
       { extends: true, test: { name: 'postgres', env: { TEST_STORAGE: 'postgres' } } },

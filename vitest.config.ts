@@ -9,6 +9,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // test/suite.unit.test.ts keeps the names honest. A PostgreSQL or Redis that cannot be reached
 // fails the run loudly (test/helpers/global-setup.ts).
 const UNIT = 'test/**/*.unit.test.ts';
+// The partner kit (PHP and Python clients, packages) runs with `npm run test:clients`.
+const EXCLUDED = [...configDefaults.exclude, 'test/clients/kit/**'];
 
 export default defineConfig({
   test: {
@@ -20,19 +22,16 @@ export default defineConfig({
     // Hooks start servers and databases: waits for conditions, bounded, slower on a loaded machine.
     hookTimeout: 240_000,
     globalSetup: ['./test/helpers/global-setup.ts'],
+    exclude: EXCLUDED,
     projects: [
-      { extends: true, test: { name: 'unit', include: [UNIT] } },
+      { extends: true, test: { name: 'unit', include: [UNIT], exclude: EXCLUDED } },
       {
         extends: true,
-        test: { name: 'pglite', exclude: [...configDefaults.exclude, UNIT], env: { TEST_STORAGE: 'pglite' } },
+        test: { name: 'pglite', exclude: [...EXCLUDED, UNIT], env: { TEST_STORAGE: 'pglite' } },
       },
       {
         extends: true,
-        test: {
-          name: 'postgres',
-          exclude: [...configDefaults.exclude, UNIT],
-          env: { TEST_STORAGE: 'postgres' },
-        },
+        test: { name: 'postgres', exclude: [...EXCLUDED, UNIT], env: { TEST_STORAGE: 'postgres' } },
       },
     ],
   },

@@ -6,6 +6,7 @@ import { API_PREFIX } from './app-constants.js';
 import type { Config } from './config.js';
 import { customerRoutes } from './customers/routes.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
+import { redisKeyPrefix } from './db/installation.js';
 import { createListMemory } from './db/list-memory.js';
 import { runMigrations } from './db/migrate.js';
 import { storageTargetOf } from './db/target.js';
@@ -53,6 +54,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
       answerClientError.call(this as unknown as FastifyInstance, error, socket, newRequestId());
     },
     requestIdHeader: false,
+    // While the server closes, a request that reached it is answered (with `Connection: close`),
+    // never refused with a bare 503: the load balancer stopped sending during the drain (src/cli/shutdown.ts).
+    return503OnClosing: false,
     // Fastify accepts a hop count too, though its types omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     bodyLimit: config.bodyLimit,
@@ -64,7 +68,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const database = options.database ?? (await openDatabase(storageTargetOf(config)));
   if (!options.database) await runMigrations(database);
-  const rateLimiter = options.rateLimiter ?? createRateLimiter(config, app.log);
+  const rateLimiter =
+    options.rateLimiter ??
+    createRateLimiter(config, app.log, {
+      keyPrefix: await redisKeyPrefix(database.db, config.redisKeyPrefix),
+    });
+  // Nothing is answered before the limits can count where they are shared (bounded; see
+  // src/http/rate-limit.ts): no instance lets a request through on a count of its own at start.
+  await rateLimiter.ready();
   app.decorate('db', database.db);
   app.decorate('config', config);
   app.decorate('rateLimiter', rateLimiter);

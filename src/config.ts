@@ -44,6 +44,11 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /**
+   * Namespace of the rate-limit counters in Redis (REDIS_KEY_PREFIX); undefined: one of this
+   * installation's own, `partner-api:<installation id>:rl` (src/db/installation.ts).
+   */
+  redisKeyPrefix: string | undefined;
   /** Base of `doc_url` in errors; by default the local docs server below. */
   docsUrl: string;
   /** Port of the docs server (`serve` only; its own port, never the API's); null: no docs server. */
@@ -64,7 +69,20 @@ export interface Config {
   opsHost: string;
   webhooks: WebhookConfig;
   databaseTimeouts: DatabaseTimeouts;
+  shutdown: ShutdownConfig;
 }
+
+/** How `serve` stops on SIGTERM or SIGINT (src/cli/shutdown.ts). */
+export interface ShutdownConfig {
+  /** Milliseconds the API keeps serving after /readyz turned 503, so that a load balancer notices. */
+  drainMs: number;
+  /** Milliseconds the close after the drain may take before the process exits anyway (status 1). */
+  timeoutMs: number;
+}
+
+/** A load balancer polling /readyz every 2 s with `fall 2` has noticed within 5 s. */
+export const DEFAULT_SHUTDOWN_DRAIN_MS = 5000;
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;
 
 export interface WebhookConfig {
   /** Delays before each retry of a failed delivery, in milliseconds (WEBHOOK_RETRY_SCHEDULE). */
@@ -89,6 +107,8 @@ const positive = (fallback: number) =>
     default: fallback,
     description: 'a positive integer',
   });
+const milliseconds = (extra: object) =>
+  Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'milliseconds from 0 to 3600000', ...extra });
 const port = (extra: object) =>
   Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer from 0 to 65535', ...extra });
 const text = (fallback: string, description: string) =>
@@ -111,6 +131,12 @@ export const ENV_SCHEMA = Type.Object({
   DATA_DIR: text('./data', 'a directory'),
   REDIS_URL: Type.Optional(
     Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' }),
+  ),
+  REDIS_KEY_PREFIX: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9._:-]{1,100}$',
+      description: 'up to 100 letters, digits, ".", "_", ":" or "-"',
+    }),
   ),
   DOCS_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
   DOCS_PORT: Type.String({
@@ -143,6 +169,8 @@ export const ENV_SCHEMA = Type.Object({
   ),
   WEBHOOK_ALLOW_HTTP: oneOf(['true', 'false', '1', '0'] as const, 'false'),
   WEBHOOK_ALLOW_PRIVATE: oneOf(['true', 'false', '1', '0'] as const, 'false'),
+  SHUTDOWN_DRAIN_MS: Type.Optional(milliseconds({})),
+  SHUTDOWN_TIMEOUT_MS: milliseconds({ default: DEFAULT_SHUTDOWN_TIMEOUT_MS }),
 });
 type EnvValues = Static<typeof ENV_SCHEMA>;
 
@@ -297,6 +325,7 @@ export function loadConfig(env: Env): Config {
     databaseUrl: values.DATABASE_URL,
     dataDir: values.DATA_DIR,
     redisUrl: values.REDIS_URL,
+    redisKeyPrefix: values.REDIS_KEY_PREFIX,
     // Without DOCS_URL, errors point at this service's own docs server, so every doc_url opens.
     docsUrl: (values.DOCS_URL ?? localAddress(values.HOST, docsPort ?? DEFAULT_DOCS_PORT)).replace(
       /\/+$/,
@@ -328,6 +357,11 @@ export function loadConfig(env: Env): Config {
       retrySchedule: retryScheduleOf(values.WEBHOOK_RETRY_SCHEDULE) ?? [],
       allowHttp: ['true', '1'].includes(values.WEBHOOK_ALLOW_HTTP),
       allowPrivate: ['true', '1'].includes(values.WEBHOOK_ALLOW_PRIVATE),
+    },
+    shutdown: {
+      // Only a load balancer that polls /readyz (the operations port) needs time to notice.
+      drainMs: values.SHUTDOWN_DRAIN_MS ?? (values.OPS_PORT === undefined ? 0 : DEFAULT_SHUTDOWN_DRAIN_MS),
+      timeoutMs: values.SHUTDOWN_TIMEOUT_MS,
     },
   };
 }

@@ -10,7 +10,8 @@
 //   idempotency; a path id gives 404; a query 422 invalid_query_parameter; a body 422
 //   validation_failed. A route lists further codes of its own in `x-error-codes`. Each code gets
 //   an example body built by src/errors.ts itself;
-// - the headers (X-Request-Id, X-RateLimit-*, Retry-After, Idempotency-Replay) and the
+// - the headers (X-Request-Id, X-RateLimit-*, RateLimit-Policy, RateLimit, Retry-After,
+//   Idempotency-Replay) and the
 //   Idempotency-Key parameter of every POST and PUT;
 // - a schema with a `title` (a request body, an invoice line) becomes a named component.
 import swagger from '@fastify/swagger';
@@ -56,12 +57,17 @@ function errorCodesOf(method: string, schema: Json): ErrorCode[] {
     );
   }
   if (schema.params) codes.push('resource_not_found');
-  if (schema.querystring) codes.push('invalid_query_parameter');
+  // Any route refuses a query parameter it does not take (src/http/input-checks.ts).
+  codes.push('invalid_query_parameter');
   if (schema.body) codes.push('validation_failed');
   const own = (schema['x-error-codes'] as ErrorCode[] | undefined) ?? [];
   for (const code of own) if (!codes.includes(code)) codes.push(code);
   return codes;
 }
+
+const POLICY_ITEM = '"[a-z-]+";q=[0-9]+;w=[0-9]+';
+const POLICY_PATTERN = `^${POLICY_ITEM}(, ${POLICY_ITEM})*$`;
+const RATE_LIMIT_PATTERN = '^"[a-z-]+";r=[0-9]+;t=[0-9]+$';
 
 const header = (description: string, schema: Json, example?: unknown) => ({
   description,
@@ -84,6 +90,18 @@ const HEADERS = {
     { type: 'integer', minimum: 0 },
     59,
   ),
+  'RateLimit-Policy': header(
+    'Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: ' +
+      '`key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida.',
+    { type: 'string', pattern: POLICY_PATTERN },
+    '"key-minute";q=60;w=60, "key-day";q=5000;w=86400, "company-minute";q=120;w=60',
+  ),
+  RateLimit: header(
+    'O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). ' +
+      'Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429.',
+    { type: 'string', pattern: RATE_LIMIT_PATTERN },
+    '"key-minute";r=59;t=60',
+  ),
   'Retry-After': header('Segundos a esperar antes de repetir o pedido.', { type: 'integer', minimum: 1 }, 2),
   'Idempotency-Replay': header(
     'Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key.',
@@ -100,13 +118,15 @@ function responseHeaders(required: HeaderName[], optional: HeaderName[] = []): J
   return headers;
 }
 
-const LIMIT_HEADERS: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining'];
+/** What every response of a request that some limit counted carries (src/http/rate-limit.ts). */
+const DRAFT_HEADERS: HeaderName[] = ['RateLimit-Policy', 'RateLimit'];
+const LIMIT_HEADERS: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', ...DRAFT_HEADERS];
 
 /** Which headers an error of this status carries (see the order of checks). */
 function errorHeaders(status: number, codes: ErrorCode[], write: boolean): Json {
   if (status === 429) return responseHeaders(['X-Request-Id', 'Retry-After', ...LIMIT_HEADERS]);
-  // 401: the key is not known, so no limit of a key applies yet.
-  if (status === 401) return responseHeaders(['X-Request-Id']);
+  // 401: the key is not known, so only the per-IP limit counted it.
+  if (status === 401) return responseHeaders(['X-Request-Id', ...DRAFT_HEADERS]);
   const optional: HeaderName[] = [];
   if (codes.includes('idempotency_request_in_flight')) optional.push('Retry-After');
   // A 404 of a write is stored and replayed like a success.
@@ -136,7 +156,13 @@ function errorResponses(codes: ErrorCode[], write: boolean, docsUrl: string, bod
   }
   const responses: Json = {};
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const onlyValidation = statusCodes.length === 1 && statusCodes[0] === 'validation_failed';
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    // A write's 422 is validation_failed (with `errors`) or invalid_query_parameter.
+    const schema = !statusCodes.includes('validation_failed')
+      ? ref('Error')
+      : statusCodes.length === 1
+        ? ref('ValidationError')
+        : { anyOf: [ref('ValidationError'), ref('Error')] };
     const examples: Json = {};
     for (const code of statusCodes) {
       const value = errorExample(code, docsUrl, body);
@@ -147,7 +173,7 @@ function errorResponses(codes: ErrorCode[], write: boolean, docsUrl: string, bod
       headers: errorHeaders(status, statusCodes, write),
       content: {
         'application/json': {
-          schema: { $ref: `#/components/schemas/${onlyValidation ? 'ValidationError' : 'Error'}` },
+          schema,
           examples,
         },
       },

@@ -22,6 +22,7 @@ const BAD_VALUES: Record<string, string | null> = {
   DATABASE_URL: 'mysql://user:pw@db/invoicing',
   DATA_DIR: null,
   REDIS_URL: 'memcached://cache:11211',
+  REDIS_KEY_PREFIX: 'staging counters',
   DOCS_URL: 'ftp://docs.example',
   DOCS_PORT: '70000',
   TZ_NAME: 'Africa/Atlantis',
@@ -44,6 +45,8 @@ const BAD_VALUES: Record<string, string | null> = {
   DB_POOL_ACQUIRE_TIMEOUT_MS: 'never',
   WEBHOOK_ALLOW_HTTP: 'yes',
   WEBHOOK_ALLOW_PRIVATE: 'maybe',
+  SHUTDOWN_DRAIN_MS: '5s',
+  SHUTDOWN_TIMEOUT_MS: '-1',
 };
 
 function refusal(env: Record<string, string>): string {
@@ -87,6 +90,16 @@ describe('configuration', () => {
     });
     // An empty variable counts as unset.
     expect(loadConfig({ PORT: '', LOG_LEVEL: '' })).toMatchObject({ port: 3000, logLevel: 'info' });
+  });
+
+  it('drains on shutdown only where something polls /readyz (OPS_PORT), unless told', () => {
+    expect(loadConfig({}).shutdown).toEqual({ drainMs: 0, timeoutMs: 15000 });
+    expect(loadConfig({ OPS_PORT: '9464' }).shutdown).toEqual({ drainMs: 5000, timeoutMs: 15000 });
+    expect(loadConfig({ OPS_PORT: '9464', SHUTDOWN_DRAIN_MS: '0' }).shutdown.drainMs).toBe(0);
+    expect(loadConfig({ SHUTDOWN_DRAIN_MS: '2500', SHUTDOWN_TIMEOUT_MS: '3000' }).shutdown).toEqual({
+      drainMs: 2500,
+      timeoutMs: 3000,
+    });
   });
 
   it.each(Object.entries(BAD_VALUES).filter(([, bad]) => bad !== null))('refuses a bad %s', (name, bad) => {

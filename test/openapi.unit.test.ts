@@ -86,7 +86,10 @@ describe('OpenAPI document', () => {
         });
         if (Number(status) < 400 || status === '500') continue;
         const media = response.content['application/json'];
-        expect(media.schema.$ref).toMatch(/^#\/components\/schemas\/(Error|ValidationError)$/);
+        const refs = media.schema.anyOf
+          ? (media.schema.anyOf as Json[]).map((schema) => schema.$ref)
+          : [media.schema.$ref];
+        for (const ref of refs) expect(ref).toMatch(/^#\/components\/schemas\/(Error|ValidationError)$/);
         for (const [code, example] of Object.entries(media.examples as Json)) {
           seen.add(code);
           expect(example.value.error.code).toBe(code);
@@ -99,6 +102,28 @@ describe('OpenAPI document', () => {
     expect([...seen].sort()).toEqual([...ERROR_CODES].sort());
     expect(document.paths['/invoices'].post.responses['404']).toBeDefined();
     expect(document.paths['/ping'].get.responses['404']).toBeUndefined();
+  });
+
+  it('contract 2.6 "every line must carry a product_id": product_id is required in the invoice line schema', () => {
+    const line = document.components.schemas.InvoiceLineInput;
+    expect(line.required).toEqual(expect.arrayContaining(['product_id', 'quantity', 'price']));
+    expect(line.required).not.toContain('tax_id');
+    expect(line.properties.tax_id.description).toContain('Omitido');
+  });
+
+  it('documents RateLimit-Policy and RateLimit on every response that a limit counted', () => {
+    for (const route of ROUTES) {
+      const responses = document.paths[route.path][route.method.toLowerCase()].responses as Json;
+      for (const [status, response] of Object.entries(responses)) {
+        const headers = response.headers as Json;
+        // 403 browser_use_forbidden comes before any limit; a 500 may come before too.
+        const always = status !== '403' && status !== '500';
+        for (const name of ['RateLimit-Policy', 'RateLimit']) {
+          expect(headers[name], `${route.operationId} ${status} ${name}`).toBeDefined();
+          expect(Boolean(headers[name].required), `${route.operationId} ${status} ${name}`).toBe(always);
+        }
+      }
+    }
   });
 
   it('passes Redocly lint (recommended rules) with 0 errors and 0 warnings', async () => {

@@ -1,8 +1,11 @@
 // The shape of one command of bin/invoicing: the words that select it, its help, how its flags
 // become the arguments of one operation of src/operations/index.ts, and how that operation's
 // result reads as text (typed by the operation: `text` gets exactly what the operation answers).
-// Only types and plain data here, so that `--help` and usage errors load no database code.
+// A few commands are no operation (restore works on DATA_DIR's files itself): they `run` and
+// their `text` is typed by what `run` answers. Only types and plain data here, so that `--help`
+// and usage errors load no database code.
 import type { ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.js';
 import type { RawArgs } from '../operations/define.js';
 import type { OperationName, OperationResult } from '../operations/index.js';
 
@@ -17,7 +20,7 @@ export interface TextContext {
   apiBaseUrl: string;
 }
 
-export interface Command<N extends OperationName = OperationName> {
+interface CommandShape {
   /** Words that select it, e.g. "keys create". */
   name: string;
   summary: string;
@@ -29,14 +32,32 @@ export interface Command<N extends OperationName = OperationName> {
   /** Name of the one positional argument the command takes, if any (e.g. "ID"). */
   positional?: string;
   required?: readonly string[];
-  operation: N;
-  /** The operation's raw arguments from the flags (read and checked by the operation itself). */
+  /** The raw arguments from the flags (read and checked by the operation, or by `run`). */
   args(values: FlagValues, positional: string | undefined): RawArgs;
-  /** The result for people; `--json` prints the result itself. */
+}
+
+/** A command that runs one operation; `--json` prints its result, `text` renders it for people. */
+export interface OperationCommand<N extends OperationName = OperationName> extends CommandShape {
+  operation: N;
+  run?: never;
   text(result: OperationResult<N>, context: TextContext): string;
 }
 
+/** A command that is no operation: it works on the storage's files itself (restore). */
+export interface LocalCommand<R = unknown> extends CommandShape {
+  operation?: never;
+  run(config: Config, args: RawArgs): Promise<R>;
+  text(result: R, context: TextContext): string;
+}
+
+export type Command = OperationCommand | LocalCommand;
+
 /** A command, its `text` typed by the result of its operation. */
-export function command<N extends OperationName>(definition: Command<N>): Command<N> {
+export function command<N extends OperationName>(definition: OperationCommand<N>): OperationCommand<N> {
+  return definition;
+}
+
+/** A command that is no operation, its `text` typed by what its `run` answers. */
+export function localCommand<R>(definition: LocalCommand<R>): LocalCommand<R> {
   return definition;
 }

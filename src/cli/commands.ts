@@ -4,6 +4,7 @@
 // so `--help` and usage errors stay fast.
 import { SCOPES } from '../keys/scopes.js';
 import type { OperationResult } from '../operations/index.js';
+import { BACKUP_COMMANDS } from './backup.js';
 import { bool, type Command, command, type OptionSpecs, str, type TextContext } from './command.js';
 import { details, table } from './output.js';
 import { curlLine } from './urls.js';
@@ -24,6 +25,8 @@ function keyText(key: OperationResult<'keys.create'>, context: TextContext): str
 }
 
 function demoText(demo: OperationResult<'demo'>, context: TextContext): string {
+  // (null only for serve's "into an empty database", never from this command)
+  if (!demo) return 'The database has a company already: no demo company created.';
   const { company, live_key: live, test_key: test, counts } = demo;
   return [
     `Demo company ${company.id} created: ${company.name} (NUIT ${company.nuit}), partner API enabled.`,
@@ -342,6 +345,9 @@ export const COMMANDS: readonly Command[] = [
 
   // ---- webhooks (src/cli/webhooks.ts) ----
   ...WEBHOOK_COMMANDS,
+
+  // ---- backup, restore (src/cli/backup.ts) ----
+  ...BACKUP_COMMANDS,
 ];
 
 export const SERVE_HELP = `Usage: bin/invoicing serve [--demo] [--json]

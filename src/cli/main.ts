@@ -7,10 +7,11 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config-error.js';
+import type { RawArgs } from '../operations/define.js';
 import { ArgumentError, OperationError } from '../operations/errors.js';
-import type { OperationName, OperationResult } from '../operations/index.js';
+import type { OperationName } from '../operations/index.js';
 import { AdminServerFailure } from './admin-socket.js';
-import type { Command, FlagValues } from './command.js';
+import type { Command, FlagValues, LocalCommand, OperationCommand, TextContext } from './command.js';
 import {
   COMMANDS,
   commandHelp,
@@ -24,6 +25,7 @@ import {
 } from './commands.js';
 import { osUser } from './os-user.js';
 import { StartRefused } from './preflight.js';
+import type { RunOptions } from './run.js';
 import { apiBaseUrl } from './urls.js';
 
 export const EXIT_OK = 0;
@@ -94,11 +96,13 @@ function parseFlags(
   }
 }
 
-async function runCommand<N extends OperationName>(
-  command: Command<N>,
-  args: string[],
-  io: Io,
-): Promise<number> {
+/** What a command prints: its result as JSON (`--json`), or as text for people. */
+interface Output {
+  json: unknown;
+  text: string;
+}
+
+async function runCommand(command: Command, args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags(args, command.options, command.name);
   const expected = command.positional ? 1 : 0;
   if (positionals.length !== expected) {
@@ -116,32 +120,52 @@ async function runCommand<N extends OperationName>(
     throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(', ')}`, command.name);
   }
   const config = await configFrom(io);
-  const operationArgs = Object.fromEntries(
+  const raw = Object.fromEntries(
     Object.entries(command.args(values, positionals[0])).filter(([, value]) => value !== undefined),
   );
-  const { runOperation } = await import('./run.js');
-  const { checkArguments } = await import('../operations/index.js');
-  let result: OperationResult<N>;
+  const textContext = { apiBaseUrl: apiBaseUrl(config.host, config.port) };
+  let output: Output;
   try {
-    // A flag value of the wrong form is wrong usage, like an unknown flag: found before anything
-    // is opened, locked or created.
-    checkArguments(command.operation, operationArgs);
-    result = await runOperation(config, command.operation, operationArgs, {
-      actor: actorOf(values),
-      notice: (text) => io.err(`\n!!! ${text}\n`),
-    });
+    output =
+      command.operation === undefined
+        ? await runLocalCommand(command, config, raw, textContext)
+        : await runOperationCommand(command, config, raw, textContext, {
+            actor: actorOf(values),
+            notice: (text) => io.err(`\n!!! ${text}\n`),
+          });
   } catch (error) {
+    // A flag value of the wrong form is wrong usage, like an unknown flag.
     if (error instanceof ArgumentError) throw new UsageError(error.message, command.name);
     throw error;
   }
-  const baseUrl = apiBaseUrl(config.host, config.port);
-  if (values.json) {
-    const decorated = command.operation === 'demo' ? { ...result, api_base_url: baseUrl } : result;
-    io.out(JSON.stringify(decorated, null, 2));
-  } else {
-    io.out(command.text(result, { apiBaseUrl: baseUrl }));
-  }
+  io.out(values.json ? JSON.stringify(output.json, null, 2) : output.text);
   return EXIT_OK;
+}
+
+async function runOperationCommand<N extends OperationName>(
+  command: OperationCommand<N>,
+  config: Config,
+  raw: RawArgs,
+  textContext: TextContext,
+  options: RunOptions,
+): Promise<Output> {
+  const { checkArguments } = await import('../operations/index.js');
+  const { runOperation } = await import('./run.js');
+  // Arguments of the wrong form are found before anything is opened, locked or created.
+  checkArguments(command.operation, raw);
+  const result = await runOperation(config, command.operation, raw, options);
+  const json = command.operation === 'demo' ? { ...result, api_base_url: textContext.apiBaseUrl } : result;
+  return { json, text: command.text(result, textContext) };
+}
+
+async function runLocalCommand<R>(
+  command: LocalCommand<R>,
+  config: Config,
+  raw: RawArgs,
+  textContext: TextContext,
+): Promise<Output> {
+  const result = await command.run(config, raw);
+  return { json: result, text: command.text(result, textContext) };
 }
 
 async function runServe(args: string[], io: Io): Promise<number> {

@@ -90,7 +90,8 @@ export async function runOperation<N extends OperationName>(
     if (!prepared) {
       prepared = true;
       const { isReadOnly } = await import('../operations/index.js');
-      if (isReadOnly(name) && name !== 'migrate') {
+      // A backup copies what is there: it never creates a database to copy.
+      if ((isReadOnly(name) || name === 'backup') && name !== 'migrate') {
         requireExistingDatabase(config.dataDir);
       } else {
         const notice = prepareDataDir(config.dataDir);

@@ -2,7 +2,8 @@
 // DATA_DIR is what it should be (the configuration was checked before this module was loaded). On
 // the embedded PGlite database it then locks DATA_DIR (one process only may open it), and also
 // listens on the admin socket so that CLI commands run inside this process; with OPS_PORT it runs
-// the monitoring server (health, readiness, metrics). Everything is released on shutdown. A fresh
+// the monitoring server (health, readiness, metrics). A signal drains, then closes everything
+// within a bound (src/cli/shutdown.ts); so does a start that fails halfway. A fresh
 // embedded database gets the demo company, created only once the server listens, so that its keys
 // are always printed.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,6 +26,7 @@ import { startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import { type AdminServer, startAdminServer } from './admin-socket.js';
 import { type DataDirLock, describeOwner, tryAcquireLock } from './lock.js';
 import { checkPorts, listenProblem, prepareDataDir, StartRefused } from './preflight.js';
+import { closeOnSignals, type ShutdownLogger } from './shutdown.js';
 import { apiBaseUrl, curlLine, publicBaseUrl } from './urls.js';
 
 const LOCK_WAIT_MS = 30_000;
@@ -84,6 +86,16 @@ async function listenOps(
   }
 }
 
+/** The API's logger once it exists (a signal may come during the start: then plain lines on stderr). */
+function logOf(server: () => RunningServer | null): ShutdownLogger {
+  const line = (level: string) => (object: object, message: string) => {
+    const log = server()?.app.log;
+    if (log) (log[level as 'info'] as (o: object, m: string) => void).call(log, object, message);
+    else process.stderr.write(`${level}: ${message} ${JSON.stringify(object)}\n`);
+  };
+  return { info: line('info'), warn: line('warn'), error: line('error') };
+}
+
 export async function serve(config: Config, options: ServeOptions): Promise<void> {
   const embedded = !config.databaseUrl;
   await checkPorts(config);
@@ -96,21 +108,37 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   let running: RunningServer | null = null;
   let webhooks: WebhookWorker | null = null;
   let docsStarting: Promise<DocsOutcome> | null = null;
-  let released: Promise<void> | null = null;
-  const release = () => {
-    released ??= (async () => {
+  // The worker's attempts may run on into the drain; abandoned (leases given back) halfway through the close.
+  const webhookGraceMs = config.shutdown.drainMs + config.shutdown.timeoutMs / 2;
+  const begin = () => {
+    ops?.markStopping();
+    running?.drain();
+    void webhooks?.stop({ graceMs: webhookGraceMs });
+  };
+  let finished: Promise<void> | null = null;
+  const finish = () => {
+    finished ??= (async () => {
       try {
-        await (await docsStarting)?.server?.close();
-        await admin?.close();
-        await webhooks?.stop();
+        // The API answers what it has received; operator commands and webhook attempts end.
+        await Promise.all([
+          running?.stop(),
+          docsStarting?.then((docs) => docs.server?.close()),
+          admin?.close(),
+          webhooks?.stop({ graceMs: webhookGraceMs }),
+        ]);
         await ops?.close();
         await handle?.close();
       } finally {
         lock?.release();
       }
     })();
-    return released;
+    return finished;
   };
+  const shutdown = closeOnSignals(
+    config.shutdown,
+    logOf(() => running),
+    { begin, finish },
+  );
   try {
     handle = await openDatabase(storageTargetOf(config, 10));
     await runMigrations(handle);
@@ -121,22 +149,15 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       runsIn: 'server',
     };
 
-    // The docs site (built if needed) starts alongside the API, on its own port.
+    // The docs site starts alongside the API, on its own port.
     docsStarting = startDocs(config);
     running = await listen(config, {
       database: handle,
-      onStop: release,
       ...(options.json ? { logStream: process.stderr } : {}),
     });
     // Webhook deliveries go out from every server process (src/webhooks/worker.ts).
     webhooks = startWebhookWorker({ handle, config, log: running.app.log });
-    if (config.opsPort !== undefined) {
-      ops = await listenOps(config, running, handle);
-      // The API finishes its requests in flight; the load balancer learns at once to stop sending.
-      const opsServer = ops;
-      for (const signal of ['SIGTERM', 'SIGINT'] as const)
-        process.once(signal, () => opsServer.markStopping());
-    }
+    if (config.opsPort !== undefined) ops = await listenOps(config, running, handle);
     if (embedded) {
       admin = await startAdminServer(
         config.dataDir,
@@ -150,7 +171,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     if (embedded || options.demo) {
       const [anyCompany] = await handle.db.select({ id: companies.id }).from(companies).limit(1);
       if (!anyCompany) {
-        demo = await executeOperation(setup, 'demo', {}, options.actor);
+        // Decided again under a lock: of servers started together, one creates the demo.
+        demo = await executeOperation(setup, 'demo', { if_empty: true }, options.actor);
       }
     }
 
@@ -181,7 +203,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       ...(ops ? [`  Operations: ${ops.url}/healthz, /readyz, /metrics`] : []),
       ...(dataDirNotice ? ['', `  !!! ${dataDirNotice}`] : []),
       docs.server
-        ? `  Docs: ${docs.server.url}/ (guide PT/EN, errors, reference); doc_url base ${config.docsUrl}`
+        ? `  Docs: ${docs.server.url}/ (guide PT/EN, errors, reference); doc_url base ${config.docsUrl}${docs.builtFor ? ` (the docs' examples say ${docs.builtFor}: built for it)` : ''}`
         : `  Docs: not served (${docs.problem}); doc_url base ${config.docsUrl}`,
       '',
     ];
@@ -207,7 +229,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     }
     process.stdout.write(banner(lines));
   } catch (error) {
-    await (running ? running.stop() : release()).catch(() => {});
+    shutdown.uninstall();
+    await finish().catch(() => {});
     throw error;
   }
 }

@@ -32,9 +32,16 @@ export interface DatabaseHandle {
   pool?: pg.Pool;
   /**
    * Calls `onNotify` on every NOTIFY of `channel` (and whenever delivery may have had a gap, e.g.
-   * after a reconnection); resolves to the function that stops listening.
+   * after a reconnection); resolves to the function that stops listening, once the first
+   * attempt to listen has ended (bounded), so that an instance hears changes before it serves.
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /**
+   * The embedded database in a directory only: runs `work` on that directory while its files are
+   * complete and nothing writes them (after a checkpoint, with every other statement waiting), so
+   * that a copy of the files is a consistent database.
+   */
+  whileQuiescent?<T>(work: (dataDir: string) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -68,6 +75,9 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
     });
     // A broken idle connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    // Nor one that breaks while checked out (PostgreSQL restarted between two queries of a
+    // transaction): the holder's next query fails, and the pool drops the client on release.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = drizzleNodePg({ client: pool, schema }) as unknown as Database;
     const url = new URL(target.url);
     return {
@@ -94,6 +104,17 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
     kind: 'pglite',
     description: target.dataDir ? `embedded PGlite in ${target.dataDir}` : 'embedded PGlite in memory',
     listen: (channel, onNotify) => client.listen(channel, onNotify),
+    // In a transaction of its own: every other statement waits for PGlite's one connection, and
+    // the checkpoint has written every change to the files (PGlite writes them straight to disk).
+    ...(target.dataDir
+      ? {
+          whileQuiescent: <T>(work: (dataDir: string) => Promise<T>) =>
+            client.transaction(async (tx) => {
+              await tx.exec('checkpoint');
+              return work(target.dataDir as string);
+            }),
+        }
+      : {}),
     close: () => client.close(),
   };
 }
@@ -105,7 +126,11 @@ const LISTEN_CONNECT_TIMEOUT_MS = 5000;
  * LISTEN on a connection of its own (outside the pool), reconnecting after a second when it is
  * lost. Every (re)connection counts as a notification: what was sent during the gap is not lost.
  */
-function listenOnPostgres(url: string, channel: string, onNotify: () => void): () => Promise<void> {
+async function listenOnPostgres(
+  url: string,
+  channel: string,
+  onNotify: () => void,
+): Promise<() => Promise<void>> {
   if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
   let stopped = false;
   let current: pg.Client | null = null;
@@ -141,7 +166,7 @@ function listenOnPostgres(url: string, channel: string, onNotify: () => void): (
       reconnectLater();
     }
   };
-  void connect();
+  await connect();
   return async () => {
     stopped = true;
     clearTimeout(retry);
@@ -149,23 +174,54 @@ function listenOnPostgres(url: string, channel: string, onNotify: () => void): (
   };
 }
 
-/** Why the database could not serve a request in time, or null for any other failure. */
-export type DatabaseBusy = 'lock_timeout' | 'statement_timeout' | 'pool_timeout' | 'transaction_ended';
+/**
+ * Why the database could not serve a request just now, or null for any other failure: a bounded
+ * wait that expired, or the server unreachable for a moment (restarting, failing over, ending
+ * sessions). Either way nothing was committed that the answer would hide: a retry with the same
+ * Idempotency-Key is safe, so the request answers 503 with Retry-After, never 500.
+ */
+export type DatabaseBusy =
+  | 'lock_timeout'
+  | 'statement_timeout'
+  | 'pool_timeout'
+  | 'transaction_ended'
+  | 'unavailable';
 
 const BUSY_CODES: Record<string, DatabaseBusy> = {
   '55P03': 'lock_timeout', // lock_not_available: lock_timeout or NOWAIT
   '57014': 'statement_timeout', // query_canceled
   '25P03': 'transaction_ended', // idle_in_transaction_session_timeout
+  '57P01': 'unavailable', // admin_shutdown: the server is stopping, or ended this session
+  '57P02': 'unavailable', // crash_shutdown
+  '57P03': 'unavailable', // cannot_connect_now: starting up or shutting down
+  '53300': 'unavailable', // too_many_connections
+  '08000': 'unavailable', // connection_exception
+  '08001': 'unavailable', // sqlclient_unable_to_establish_sqlconnection
+  '08003': 'unavailable', // connection_does_not_exist
+  '08006': 'unavailable', // connection_failure
+  ECONNREFUSED: 'unavailable',
+  ECONNRESET: 'unavailable',
+  EPIPE: 'unavailable',
+  ETIMEDOUT: 'unavailable',
 };
 
-/** Walks the cause chain (drizzle wraps driver errors) looking for a bounded wait that expired. */
+/** node-postgres's own messages when a connection is lost or cannot be made in time. */
+const BUSY_MESSAGES: Record<string, DatabaseBusy> = {
+  'timeout exceeded when trying to connect': 'pool_timeout',
+  'Connection terminated unexpectedly': 'unavailable',
+  'Connection terminated': 'unavailable',
+  'Connection terminated due to connection timeout': 'unavailable',
+  'Client has encountered a connection error and is not queryable': 'unavailable',
+};
+
+/** Walks the cause chain (drizzle wraps driver errors) looking for a reason above. */
 export function databaseBusyReason(error: unknown): DatabaseBusy | null {
   for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
     const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
-    const reason = typeof candidate.code === 'string' ? BUSY_CODES[candidate.code] : undefined;
+    const reason =
+      (typeof candidate.code === 'string' ? BUSY_CODES[candidate.code] : undefined) ??
+      (typeof candidate.message === 'string' ? BUSY_MESSAGES[candidate.message] : undefined);
     if (reason) return reason;
-    // node-postgres's pool gives a plain Error when no connection frees up in time.
-    if (candidate.message === 'timeout exceeded when trying to connect') return 'pool_timeout';
     current = candidate.cause;
   }
   return null;

@@ -23,6 +23,7 @@ import {
   timestamp,
   unique,
   uniqueIndex,
+  uuid,
 } from 'drizzle-orm/pg-core';
 
 const money = (name: string) => numeric(name, { precision: 18, scale: 2 });
@@ -489,6 +490,12 @@ export const webhookDeliveries = pgTable(
     nextAttemptAt: webhookTimestamp('next_attempt_at').notNull().defaultNow(),
     lastStatusCode: integer('last_status_code'),
     lastError: text('last_error'),
+    /**
+     * The lease of the worker making an attempt now (src/webhooks/deliveries.ts): who took it (one
+     * id per claim) and until when no other worker may. An expired lease is taken again.
+     */
+    leaseOwner: text('lease_owner'),
+    leasedUntil: webhookTimestamp('leased_until'),
     completedAt: webhookTimestamp('completed_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -506,6 +513,8 @@ export const webhookDeliveries = pgTable(
     }),
     index('webhook_deliveries_pending_idx').on(t.endpointId, t.id).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.id),
+    // Few rows: the deliveries in flight (and leases left by a crashed process until they expire).
+    index('webhook_deliveries_leased_idx').on(t.endpointId).where(sql`${t.leasedUntil} is not null`),
     index('webhook_deliveries_event_idx').on(t.eventId),
     check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'succeeded', 'failed')`),
   ],
@@ -577,4 +586,20 @@ export const auditLog = pgTable(
     index('audit_log_company_at_idx').on(t.companyId, t.at, t.id),
     check('audit_log_outcome_check', sql`${t.outcome} in ('ok', 'refused', 'failed')`),
   ],
+);
+
+/**
+ * This installation (one database: production, staging, a test run): one row, created with the
+ * schema, holding a random id. Rate-limit counters in Redis are namespaced by it, so two
+ * installations sharing one Redis never count each other's requests (src/db/installation.ts).
+ */
+export const installation = pgTable(
+  'installation',
+  {
+    /** Always true: the primary key allows exactly one row. */
+    singleton: boolean('singleton').primaryKey().default(true),
+    id: uuid('id').notNull().defaultRandom(),
+    createdAt: createdAt(),
+  },
+  (t) => [check('installation_singleton_check', sql`${t.singleton}`)],
 );

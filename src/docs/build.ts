@@ -1,5 +1,6 @@
-// Builds the docs site into static files (docs/dist, not committed): `npm run docs:build`, and
-// `serve` when the files are missing or were built from other sources. Inputs: the guide
+// Builds the docs site into static files (docs/dist, not committed): `npm run docs:build`
+// (deploy/build-runtime.sh runs it for the image), and `serve` in a checkout when the files are
+// missing or were built from other sources. Needs the development dependencies marked and Redocly CLI. Inputs: the guide
 // (docs/site/), openapi.json, the error module (through the catalog) and the docs URL. The
 // reference is Redoc's static page, built by Redocly CLI from openapi.json with its script inlined
 // (no request leaves the machine). The site is built in a temporary folder and renamed into
@@ -13,12 +14,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { errorCatalog } from './error-catalog.js';
 import { errorsPage, guidePage, homePage } from './pages.js';
+import { DOCS_DIST, DOCS_SOURCE, readStamp, STAMP } from './site-files.js';
+
+export { DOCS_DIST, DOCS_SOURCE };
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const DOCS_SOURCE = join(ROOT, 'docs/site');
-export const DOCS_DIST = join(ROOT, 'docs/dist');
 const OPENAPI = join(ROOT, 'openapi.json');
-const STAMP = 'build.json';
 
 /** The guide and the MCP server's page in each language: source under docs/site/, page under the site. */
 const GUIDES = [
@@ -156,9 +157,8 @@ export async function buildDocs(docsUrl: string, outDir = DOCS_DIST): Promise<Bu
 
 /** Whether `dir` holds a build of the current sources for this docs URL. */
 export async function isCurrent(docsUrl: string, dir = DOCS_DIST): Promise<boolean> {
-  const stamp = await readFile(join(dir, STAMP), 'utf8').catch(() => null);
-  if (!stamp) return false;
-  return (JSON.parse(stamp) as { fingerprint?: string }).fingerprint === (await docsFingerprint(docsUrl));
+  const stamp = await readStamp(dir);
+  return stamp !== null && stamp.fingerprint === (await docsFingerprint(docsUrl));
 }
 
 /** Builds the site unless a current build is there already. */

@@ -44,8 +44,8 @@ export const EXPLANATIONS: Record<ErrorCode, Explanation> = {
       en: 'The Authorization header is missing, does not start with "Bearer ", or the key is malformed or unknown.',
     },
     todo: {
-      pt: 'Envie "Authorization: Bearer svc_sk_live_..." com a chave tal como foi entregue (sem espaços nem aspas). Pedidos sem chave válida contam para o limite por IP.',
-      en: 'Send "Authorization: Bearer svc_sk_live_..." with the key exactly as issued (no spaces or quotes). Requests without a valid key count toward the per-IP limit.',
+      pt: 'Envie "Authorization: Bearer svc_sk_live_..." com a chave tal como foi entregue (sem espaços nem aspas). Pedidos sem chave válida contam para o limite por IP (RateLimit-Policy: "ip-minute"); uma chave válida nunca é recusada por esse limite.',
+      en: 'Send "Authorization: Bearer svc_sk_live_..." with the key exactly as issued (no spaces or quotes). Requests without a valid key count toward the per-IP limit (RateLimit-Policy: "ip-minute"); a valid key is never refused by that limit.',
     },
     retry: 'no',
   },
@@ -125,19 +125,19 @@ export const EXPLANATIONS: Record<ErrorCode, Explanation> = {
   },
   invalid_query_parameter: {
     when: {
-      pt: 'Um parâmetro de consulta inválido: sort, order, status ou type fora dos valores aceites, datas que não são ISO 8601, ids não numéricos, page ou per_page abaixo de 1. per_page acima de 100 NÃO é erro (conta como 100); parâmetros desconhecidos são ignorados.',
-      en: 'An invalid query parameter: sort, order, status or type outside the accepted values, dates that are not ISO 8601, non-numeric ids, page or per_page below 1. per_page above 100 is NOT an error (it counts as 100); unknown parameters are ignored.',
+      pt: 'Um parâmetro de consulta inválido: sort, order, status ou type fora dos valores aceites, datas que não são ISO 8601, ids não numéricos, page ou per_page abaixo de 1; ou um parâmetro que o pedido não conhece (um erro de escrita como stauts=paid nunca devolve todas as facturas em silêncio; um pedido sem parâmetros não aceita nenhum). per_page acima de 100 NÃO é erro (conta como 100).',
+      en: 'An invalid query parameter: sort, order, status or type outside the accepted values, dates that are not ISO 8601, non-numeric ids, page or per_page below 1; or a parameter the route does not know (a typo such as stauts=paid never silently returns every invoice; a route without parameters takes none). per_page above 100 is NOT an error (it counts as 100).',
     },
     todo: {
-      pt: 'Corrija o parâmetro; o hint lista os valores válidos.',
-      en: 'Fix the parameter; the hint lists the valid values.',
+      pt: 'Corrija o parâmetro: a mensagem nomeia-o e o hint lista os valores válidos ou os parâmetros do pedido. Numa data e hora, escreva o "+" do fuso como %2B (ou use Z): um "+" num URL lê-se como espaço.',
+      en: 'Fix the parameter: the message names it and the hint lists the valid values or the route’s parameters. In a timestamp, write the offset’s "+" as %2B (or use Z): a "+" in a URL reads as a space.',
     },
     retry: 'no',
   },
   validation_failed: {
     when: {
-      pt: 'O corpo não é válido: JSON mal formado ou demasiado grande, outro Content-Type, campos desconhecidos, tipos errados (números têm de ser números JSON), limites, ou regras próprias (linhas sem product_id ou price, produtos ou impostos que a empresa não pode usar, mais de 2 casas decimais, e-mail repetido). Um só 422 nomeia todos os problemas.',
-      en: 'The body is not valid: malformed or oversized JSON, another Content-Type, unknown fields, wrong types (numbers must be JSON numbers), limits, or the route’s own rules (lines without product_id or price, products or taxes the company cannot use, more than 2 decimals, a taken e-mail). One 422 names every problem.',
+      pt: 'O corpo não é válido: JSON mal formado, demasiado grande, com mais de 32 níveis de objectos ou listas ou mais de 10 000 valores, outro Content-Type, campos desconhecidos, tipos errados (números têm de ser números JSON), limites, ou regras próprias (linhas sem product_id ou price, produtos ou impostos que a empresa não pode usar, mais de 2 casas decimais, e-mail repetido). Um só 422 nomeia todos os problemas.',
+      en: 'The body is not valid: malformed JSON, too large, more than 32 levels of objects or arrays or more than 10,000 values, another Content-Type, unknown fields, wrong types (numbers must be JSON numbers), limits, or the route’s own rules (lines without product_id or price, products or taxes the company cannot use, more than 2 decimals, a taken e-mail). One 422 names every problem.',
     },
     todo: {
       pt: 'Corrija cada campo de error.errors (caminho com pontos, linhas a partir de 0: items.0.price). Nada foi criado; a mesma Idempotency-Key pode ser reutilizada.',
@@ -192,8 +192,8 @@ export const EXPLANATIONS: Record<ErrorCode, Explanation> = {
       en: 'A limit was exceeded: per key (per minute, writes per minute, per day), per company (per minute) or per IP without a valid key. Refused requests count too.',
     },
     todo: {
-      pt: 'Espere Retry-After; depois recue 2x, 4x, 8x e desista ao fim de 5 tentativas. Repetir antes de Retry-After só gasta pedidos.',
-      en: 'Wait Retry-After; then back off 2x, 4x, 8x and give up after 5 attempts. Retrying before Retry-After only spends requests.',
+      pt: 'Espere Retry-After; depois recue 2x, 4x, 8x e desista ao fim de 5 tentativas. Repetir antes de Retry-After só gasta pedidos. Para não chegar aqui, espace os pedidos pelos cabeçalhos RateLimit-Policy e RateLimit de cada resposta.',
+      en: 'Wait Retry-After; then back off 2x, 4x, 8x and give up after 5 attempts. Retrying before Retry-After only spends requests. To avoid getting here, pace requests on the RateLimit-Policy and RateLimit headers of every response.',
     },
     retry: 'after-wait',
   },

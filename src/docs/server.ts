@@ -1,11 +1,17 @@
 // The docs server: the static files of docs/dist on their own port (DOCS_PORT), never on the
 // API's. GET and HEAD only; `/errors` serves errors.html, `/pt/` serves pt/index.html; nothing
-// outside the folder can be reached.
+// outside the folder can be reached. `/sdk/` serves the client packages that
+// `npm run clients:pack` wrote to clients/dist, with their SHA256SUMS.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Where `npm run clients:pack` writes the packages (the same from src/ and from dist/). */
+export const SDK_DIST = fileURLToPath(new URL('../../clients/dist', import.meta.url));
+const SDK_PREFIX = '/sdk/';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -14,6 +20,10 @@ const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
+  '.tgz': 'application/gzip',
+  '.gz': 'application/gzip',
+  '.whl': 'application/zip',
+  '.zip': 'application/zip',
 };
 
 export interface DocsServer {
@@ -53,12 +63,27 @@ function send(
   response.end(text);
 }
 
-async function handle(root: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(
+  root: string,
+  sdkRoot: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     send(response, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
     return;
   }
   const { pathname } = new URL(request.url ?? '/', 'http://docs.local');
+  if (pathname === '/sdk') {
+    send(response, 301, 'Moved Permanently', { location: SDK_PREFIX });
+    return;
+  }
+  if (pathname.startsWith(SDK_PREFIX)) {
+    const file = await resolveDocsPath(sdkRoot, `/${pathname.slice(SDK_PREFIX.length)}`);
+    if (file) await sendFile(request, response, file);
+    else send(response, 404, 'Not Found (the packages are built by: npm run clients:pack)');
+    return;
+  }
   const file = await resolveDocsPath(root, pathname);
   if (!file && pathname === '/favicon.ico') {
     // Browsers ask for it on every page; the site has none.
@@ -75,9 +100,15 @@ async function handle(root: string, request: IncomingMessage, response: ServerRe
     send(response, 404, 'Not Found');
     return;
   }
+  await sendFile(request, response, file);
+}
+
+async function sendFile(request: IncomingMessage, response: ServerResponse, file: string): Promise<void> {
   const info = await stat(file);
   response.writeHead(200, {
-    'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+    'content-type':
+      TYPES[extname(file)] ??
+      (extname(file) === '' ? 'text/plain; charset=utf-8' : 'application/octet-stream'),
     'content-length': String(info.size),
     'cache-control': 'no-cache',
     'x-content-type-options': 'nosniff',
@@ -89,15 +120,18 @@ async function handle(root: string, request: IncomingMessage, response: ServerRe
   createReadStream(file).pipe(response);
 }
 
-/** Listens on host:port and serves the files of `root`. */
+/** Listens on host:port and serves the files of `root`, and under /sdk/ those of `sdkRoot`. */
 export async function startDocsServer(options: {
   root: string;
   host: string;
   port: number;
+  /** Default: clients/dist of this checkout. */
+  sdkRoot?: string;
 }): Promise<DocsServer> {
   const root = normalize(options.root);
+  const sdkRoot = normalize(options.sdkRoot ?? SDK_DIST);
   const server: Server = createServer((request, response) => {
-    handle(root, request, response).catch(() => {
+    handle(root, sdkRoot, request, response).catch(() => {
       if (!response.headersSent) send(response, 500, 'Internal Server Error');
       else response.destroy();
     });

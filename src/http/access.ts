@@ -19,15 +19,16 @@ function presentedKey(request: FastifyRequest): string | null {
   return API_KEY_PATTERN.test(key) ? key : null;
 }
 
-/** 4. The key: a 401 counts toward the per-IP limit of requests without a valid key. */
+/**
+ * 4. The key: a request without a valid key counts toward the per-IP limit (401 within it, 429
+ * past it). A valid key is never judged by that limit, whether or not it was seen before: every
+ * key is looked up, except those the key cache remembers as bad (src/keys/key-cache.ts), which is
+ * what keeps a flood of bad keys from costing a query each.
+ */
 export async function authenticate(request: FastifyRequest): Promise<void> {
   const { db, config, rateLimiter, keyCache, listMemory } = request.server;
   const key = presentedKey(request);
-  const keyHash = key ? hashApiKey(key) : null;
-  // An IP already past its per-IP limit is judged by it before any lookup (src/http/rate-limit.ts).
-  const limitedFirst = rateLimiter.limitsBeforeLookup(request.ip, keyHash);
-  if (limitedFirst) await rateLimiter.consumeAnonymous(request.ip);
-  const found = key && keyHash ? await keyCache.find(key, keyHash) : null;
+  const found = key ? await keyCache.find(key, hashApiKey(key)) : null;
   const refusal = !found
     ? 'invalid_api_key'
     : found.revoked
@@ -36,10 +37,9 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
         ? 'api_key_expired'
         : null;
   if (!found || refusal) {
-    if (!limitedFirst) await rateLimiter.consumeAnonymous(request.ip);
-    throw new ApiError(refusal ?? 'invalid_api_key');
+    const headers = await rateLimiter.consumeAnonymous(request.ip);
+    throw new ApiError(refusal ?? 'invalid_api_key', { headers });
   }
-  if (keyHash) rateLimiter.rememberValidKey(keyHash);
   const { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes } = found;
   request.caller = { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes };
   request.companyContext = {

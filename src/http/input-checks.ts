@@ -1,16 +1,18 @@
-// Step 10, after the path id: the query string, then the body. Every route is registered with
+// Step 10, after the path id: the query string (first any parameter the route does not take),
+// then the body. Every route is registered with
 // `attachValidation` (src/http/pipeline.ts), so a schema failure lands here instead of ending the
 // request at once: a bad query is one `invalid_query_parameter`; a bad body also gets the route's
 // own rules (`config.bodyRules`) judged on it, so the single 422 names every problem. A body that
 // passes its schema goes on to the handler, whose service applies the same own rules in its
 // transaction.
 import type { FastifyRequest } from 'fastify';
-import { addFieldError, type FieldErrors, validationFailed } from '../errors.js';
+import { ApiError, addFieldError, type FieldErrors, validationFailed } from '../errors.js';
 import { assertReadableBody } from './body.js';
 import { contextOf, isWriteMethod } from './request-state.js';
 import {
   bodyFieldErrors,
   bodyTextProblems,
+  missingOnlyPaths,
   queryValidationError,
   type SchemaError,
   withoutBadText,
@@ -22,7 +24,55 @@ function failureOf(request: FastifyRequest): ValidationFailure | undefined {
   return request.validationError as ValidationFailure | undefined;
 }
 
+/** The parameters a route's query schema declares (none for a route without one), computed once. */
+const parameterNames = new WeakMap<object, readonly string[]>();
+const NO_PARAMETERS: readonly string[] = [];
+
+function routeParameters(request: FastifyRequest): readonly string[] {
+  const schema = request.routeOptions.schema?.querystring as { properties?: object } | undefined;
+  if (!schema) return NO_PARAMETERS;
+  let names = parameterNames.get(schema);
+  if (!names) {
+    names = Object.keys(schema.properties ?? {});
+    parameterNames.set(schema, names);
+  }
+  return names;
+}
+
+/** Longest part of an unknown parameter's name repeated in the answer. */
+const SHOWN_NAME_LENGTH = 100;
+
+function shownName(name: string): string {
+  return name.length > SHOWN_NAME_LENGTH ? `${name.slice(0, SHOWN_NAME_LENGTH)}…` : name;
+}
+
+/**
+ * decisions.md, lists: an unknown query parameter is `invalid_query_parameter` naming it, the
+ * hint listing the route's parameters (a typo such as `stauts=paid` must never silently return
+ * every invoice). A route without query parameters takes none.
+ */
+function unknownParameterError(request: FastifyRequest): ApiError | null {
+  const query = request.query;
+  if (typeof query !== 'object' || query === null) return null;
+  const known = routeParameters(request);
+  const unknown = Object.keys(query).filter((name) => !known.includes(name));
+  if (unknown.length === 0) return null;
+  const names = unknown.map((name) => `"${shownName(name)}"`).join(', ');
+  return new ApiError('invalid_query_parameter', {
+    message:
+      unknown.length === 1
+        ? `O parâmetro de consulta ${names} não existe neste pedido.`
+        : `Os parâmetros de consulta ${names} não existem neste pedido.`,
+    hint:
+      known.length > 0
+        ? `Parâmetros deste pedido: ${known.join(', ')}.`
+        : 'Este pedido não aceita parâmetros de consulta.',
+  });
+}
+
 export async function checkQuery(request: FastifyRequest): Promise<void> {
+  const unknown = unknownParameterError(request);
+  if (unknown) throw unknown;
   const failure = failureOf(request);
   if (failure?.validation && failure.validationContext === 'querystring') {
     throw queryValidationError(failure.validation);
@@ -45,9 +95,12 @@ export async function checkBody(request: FastifyRequest): Promise<void> {
   if (bodyRules) {
     // The own rules may query the database: they see the body without the refused text.
     const own = await bodyRules(contextOf(request), withoutBadText(request.body), request.resourceId);
-    // A field the schema already refuses keeps just that message.
+    const missing = failure?.validation ? missingOnlyPaths(failure.validation) : new Set<string>();
     for (const [path, messages] of Object.entries(own)) {
-      if (errors[path]) continue;
+      // A field the schema already refuses keeps just that message, unless it is merely missing:
+      // then the own rule says why it is needed (a line's product_id).
+      if (missing.has(path)) errors[path] = [];
+      else if (errors[path]) continue;
       for (const message of messages) addFieldError(errors, path, message);
     }
   }

@@ -33,7 +33,8 @@ export function listQuerySchema<const S extends readonly string[], P extends TPr
       order: Type.Optional(StringEnum(['asc', 'desc'] as const)),
       ...filters,
     },
-    // Unknown query parameters are ignored, as decisions.md says.
+    // Unknown query parameters are refused before the schema judges the known ones, naming them
+    // and listing these (src/http/input-checks.ts).
     { additionalProperties: true },
   );
 }
@@ -44,7 +45,8 @@ export function pageRequest(query: { page?: number; per_page?: number }): PageRe
   return { page, perPage, offset: (page - 1) * perPage };
 }
 
+/** Examples that work as pasted into a URL: `Z`, or the offset's `+` written `%2B` (a bare `+` reads as a space). */
 export const ISO_INSTANT_HINT =
-  'Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22 ou 2026-11-22T09:30:00+02:00.';
+  'Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22, 2026-11-22T07:30:00Z ou 2026-11-22T09:30:00%2B02:00 (num URL, o "+" de um fuso escreve-se %2B).';
 export const DATE_HINT = 'Use uma data válida no formato YYYY-MM-DD, por exemplo 2026-11-22.';
 export const ID_HINT = 'Use um identificador numérico inteiro, por exemplo 42.';

@@ -7,19 +7,25 @@
 // uses one request of the key's minute, day and company budgets. All applicable limits are
 // consumed together for each request: in Redis, in one round trip.
 //
-// Before the lookup: an IP past its limit of requests without a valid key is refused before its
-// key is even looked up in the database (a flood of wrong keys costs no query), unless the key is
-// one this instance has seen authenticate recently, so a valid key from that IP keeps working.
-// What is remembered for that is in memory and bounded (`BeforeLookup` below).
+// The per-IP limit is for requests without a valid key only: it never refuses a valid key
+// (decisions.md, order of checks, step 4). Floods of bad keys stay cheap because the key cache
+// remembers keys known to be bad (src/keys/key-cache.ts), not because good keys are refused.
 //
-// Storage: process memory, or Redis when REDIS_URL is set (shared exactly by all instances).
-// When Redis cannot be reached, every instance falls back to its own in-memory counters (logged
-// once per outage), and goes back to Redis by itself as soon as it answers again. A Redis failure
-// is never a 429 or a 500, and never makes a request wait longer than the command timeout (250 ms).
-// See docs/rate-limits.md.
+// Responses: the contract's X-RateLimit-Limit / -Remaining (the tightest limit), and the IETF
+// draft's RateLimit-Policy (every limit that counted the request, with its quota and window) and
+// RateLimit (the tightest one's remaining requests and seconds until its window resets).
+//
+// Storage: process memory, or Redis when REDIS_URL is set (shared exactly by all instances),
+// under a namespace of the installation (src/db/installation.ts) or REDIS_KEY_PREFIX. An instance
+// waits for Redis before it answers (ready(), at most START_TIMEOUT_MS): while it connects nothing
+// is counted in memory, so instances share exact counts from their very first request. When
+// Redis cannot be reached, every instance falls back to its own in-memory counters (logged once
+// per outage, "degraded" on /readyz), and goes back to Redis by itself as soon as it answers
+// again. A Redis failure is never a 429 or a 500, and never makes a request wait longer than the
+// command timeout (250 ms, measured so that a busy event loop is not taken for a slow Redis: see
+// sendBatch). See docs/rate-limits.md.
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { BoundedMap } from '../bounded-map.js';
 import type { Config, RateLimitConfig } from '../config.js';
 import { ApiError } from '../errors.js';
 import { metrics, type RateLimitStoreState } from '../metrics/registry.js';
@@ -31,16 +37,17 @@ export interface KeyUsage {
 }
 
 export interface RateLimiter {
-  /** Counts a request without a valid key from this IP; throws `rate_limit_exceeded` past the limit. */
-  consumeAnonymous(ip: string): Promise<void>;
   /**
-   * Whether a request from this IP presenting this (well-formed) key must be judged by the per-IP
-   * limit before its key is looked up: the IP was refused in its current window and the key is
-   * not one seen valid recently. Memory only, no I/O.
+   * Resolves once the store can count: at once in memory; with Redis, when it is connected, or
+   * after START_TIMEOUT_MS without it (then logged, and counted in memory until it is back).
+   * The app waits for it before it answers anything.
    */
-  limitsBeforeLookup(ip: string, keyHash: string | null): boolean;
-  /** Remembers a key (by its hash) that authenticated, so that it is looked up even from a refused IP. */
-  rememberValidKey(keyHash: string): void;
+  ready(): Promise<void>;
+  /**
+   * Counts a request without a valid key from this IP; returns the RateLimit headers of the
+   * answer (the 401); throws `rate_limit_exceeded` past the limit.
+   */
+  consumeAnonymous(ip: string): Promise<Record<string, string>>;
   /** Counts a request of a valid key; returns headers for the response; throws past a limit. */
   consumeKey(usage: KeyUsage): Promise<Record<string, string>>;
   /** Where it counts now (the operations server reports it: Redis down is "degraded"). */
@@ -55,15 +62,28 @@ export interface RateLimitLogger {
 }
 
 export interface RateLimiterOptions {
-  /** Namespace of the Redis keys: `<keyPrefix>:<limit>:<id>`. Tests use a unique one per run. */
+  /**
+   * Namespace of the Redis keys: `<keyPrefix>:<limit>:<id>`. The app passes the installation's
+   * (src/db/installation.ts) or REDIS_KEY_PREFIX; tests use a unique one per run.
+   */
   keyPrefix?: string;
   /** Longest wait for one Redis round trip before the request is counted in memory instead. */
   commandTimeoutMs?: number;
+  /** Longest wait of ready() for the first connection to Redis. */
+  startTimeoutMs?: number;
 }
 
 export const DEFAULT_KEY_PREFIX = 'partner-api:rl';
 const DEFAULT_COMMAND_TIMEOUT_MS = 250;
-const CONNECT_TIMEOUT_MS = 1000;
+/**
+ * One connection attempt. Generous: on a busy machine a start-up that holds the event loop for a
+ * second would otherwise time out an attempt whose socket had long connected.
+ */
+const CONNECT_TIMEOUT_MS = 3000;
+/** Longest wait for Redis to acknowledge QUIT when the limiter closes. */
+const QUIT_TIMEOUT_MS = 1000;
+/** How long a starting instance waits for Redis before it counts in memory (and says so). */
+export const START_TIMEOUT_MS = 5000;
 /** While Redis is down, one request at most this often tries it again (the others use memory). */
 const PROBE_INTERVAL_MS = 1000;
 
@@ -157,6 +177,7 @@ function memoryLimiters(limits: RateLimitConfig): Limiters {
 }
 
 interface Store {
+  ready(): Promise<void>;
   consume(checks: Check[]): Promise<Outcome[]>;
   where(): RateLimitStoreState;
   close(): Promise<void>;
@@ -164,7 +185,12 @@ interface Store {
 
 function memoryStore(limits: RateLimitConfig): Store {
   const limiters = memoryLimiters(limits);
-  return { consume: (checks) => consumeAll(limiters, checks), where: () => 'memory', close: async () => {} };
+  return {
+    ready: async () => {},
+    consume: (checks) => consumeAll(limiters, checks),
+    where: () => 'memory',
+    close: async () => {},
+  };
 }
 
 function describeError(error: unknown): string {
@@ -193,33 +219,43 @@ class RedisStore implements Store {
     private readonly limits: RateLimitConfig,
     private readonly keyPrefix: string,
     private readonly logger: RateLimitLogger | undefined,
+    startTimeoutMs: number,
+    private readonly commandTimeoutMs: number,
   ) {
     client.defineCommand('partnerApiConsume', { lua: CONSUME_SCRIPT });
     this.fallback = memoryLimiters(limits);
 
-    // The first requests wait for the first connection attempt (at most CONNECT_TIMEOUT_MS), so
-    // that instances share counts from the very first request.
+    // Nothing is counted while the first connection is being made: requests (and the app, which
+    // waits for ready() before it answers) wait for it, at most startTimeoutMs. Failed attempts
+    // meanwhile are retried; only when the time is up does this instance count in memory.
     this.started = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, CONNECT_TIMEOUT_MS);
+      const timer = setTimeout(() => {
+        if (this.state === 'starting') {
+          this.markDown(this.lastError ?? new Error(`no connection within ${startTimeoutMs} ms`));
+        }
+        resolve();
+      }, startTimeoutMs);
       timer.unref();
       const done = () => {
         clearTimeout(timer);
         resolve();
       };
       client.once('ready', done);
-      client.once('error', done);
       client.once('end', done);
     });
     client.on('ready', () => this.markUp());
     // ioredis emits an error per failed reconnection attempt: remembered, not logged each time.
     client.on('error', (error: unknown) => {
       this.lastError = error;
-      if (this.state === 'starting') this.markDown(error);
     });
     client.on('close', () => {
       if (this.state === 'up' && !this.closing)
         this.markDown(this.lastError ?? new Error('connection to Redis closed'));
     });
+  }
+
+  ready(): Promise<void> {
+    return this.started;
   }
 
   private markUp(): void {
@@ -246,7 +282,12 @@ class RedisStore implements Store {
       if (this.state !== 'down') this.markDown(this.lastError ?? new Error(`Redis ${this.client.status}`));
       return false;
     }
-    if (this.state === 'up') return true;
+    // Up, or starting with the connection ready but not yet announced (ioredis emits `ready` on
+    // the next tick): Redis counts.
+    if (this.state !== 'down') {
+      this.markUp();
+      return true;
+    }
     if (this.probing || Date.now() < this.retryAt) return false;
     this.probing = true;
     return true;
@@ -291,18 +332,32 @@ class RedisStore implements Store {
     const checks = batch.flatMap((entry) => entry.checks);
     const keys = checks.map((check) => `${this.keyPrefix}:${check.limit}:${check.id}`);
     const seconds = checks.map((check) => String(LIMITS[check.limit].seconds));
-    this.client.partnerApiConsume(keys.length, ...keys, ...seconds).then(
-      (counters) => {
-        let first = 0;
-        for (const entry of batch) {
-          entry.resolve(entry.checks.map((check, index) => this.outcome(check, counters, first + index)));
-          first += entry.checks.length;
-        }
-      },
-      (error: unknown) => {
-        for (const entry of batch) entry.reject(error);
-      },
-    );
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const answered = (counters: number[]) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      let first = 0;
+      for (const entry of batch) {
+        entry.resolve(entry.checks.map((check, index) => this.outcome(check, counters, first + index)));
+        first += entry.checks.length;
+      }
+    };
+    const failed = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      for (const entry of batch) entry.reject(error);
+    };
+    // The command timeout, measured so that a busy process is not mistaken for a slow Redis: when
+    // the event loop was held up past the timeout, the answer may already be waiting on the
+    // socket, and it is read in this turn's poll phase, before setImmediate runs. Counting such a
+    // request in memory as well as in Redis would let one request too many through.
+    timer = setTimeout(() => {
+      setImmediate(() => failed(new Error('Command timed out')));
+    }, this.commandTimeoutMs);
+    this.client.partnerApiConsume(keys.length, ...keys, ...seconds).then(answered, failed);
   }
 
   /** What the script answered for the `index`-th counter of its call. */
@@ -325,10 +380,15 @@ class RedisStore implements Store {
   async close(): Promise<void> {
     this.closing = true;
     if (this.client.status === 'ready') {
-      await this.client.quit().catch(() => this.client.disconnect());
-    } else {
-      this.client.disconnect();
+      // A polite QUIT, but never a wait on a Redis that does not answer.
+      let timer: NodeJS.Timeout | undefined;
+      const givenUp = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, QUIT_TIMEOUT_MS);
+      });
+      await Promise.race([this.client.quit().catch(() => {}), givenUp]);
+      clearTimeout(timer);
     }
+    this.client.disconnect();
   }
 }
 
@@ -344,15 +404,22 @@ function redisStore(
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: CONNECT_TIMEOUT_MS,
-    commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     // Keep reconnecting forever, at most a second apart.
     retryStrategy: (times) => Math.min(times * 100, 1000),
     // No enableAutoPipelining: it holds new commands back while a batch is unanswered, which
     // doubles the wait on a frozen Redis. Commands are still pipelined on the one connection.
   });
-  return new RedisStore(client as LimitsClient, limits, options.keyPrefix ?? DEFAULT_KEY_PREFIX, logger);
+  return new RedisStore(
+    client as LimitsClient,
+    limits,
+    options.keyPrefix ?? DEFAULT_KEY_PREFIX,
+    logger,
+    options.startTimeoutMs ?? START_TIMEOUT_MS,
+    options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+  );
 }
 
+/** The contract's headers: the size of one limit and what is left of it. */
 function limitHeaders(outcome: Outcome): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(outcome.points),
@@ -366,10 +433,26 @@ function secondsLeft(outcome: Outcome): number {
 }
 
 /**
+ * The IETF draft's headers (draft-ietf-httpapi-ratelimit-headers, structured fields):
+ * `RateLimit-Policy` names every limit that counted the request with its quota and window in
+ * seconds, `"key-minute";q=60;w=60, "key-day";q=5000;w=86400, ...`; `RateLimit` says what is
+ * left of one of them and when its window resets, `"key-minute";r=59;t=60`.
+ */
+function draftHeaders(outcomes: Outcome[], shown: Outcome): Record<string, string> {
+  const policy = outcomes.map(
+    (outcome) => `"${outcome.limit}";q=${outcome.points};w=${LIMITS[outcome.limit].seconds}`,
+  );
+  return {
+    'RateLimit-Policy': policy.join(', '),
+    RateLimit: `"${shown.limit}";r=${shown.res.remainingPoints};t=${secondsLeft(shown)}`,
+  };
+}
+
+/**
  * The 429 for a request some limit refused. `Retry-After` is the time until the same request
  * would pass: until every counter that is full (it refused this one, or this one used its last
- * point) has reset, as the retry counts in all of them again. The X-RateLimit headers are those
- * of the refusing limit that resets last.
+ * point) has reset, as the retry counts in all of them again. The X-RateLimit headers and
+ * `RateLimit` are those of the refusing limit that resets last.
  */
 function refusal(outcomes: Outcome[]): ApiError {
   for (const outcome of outcomes) if (outcome.refused) metrics.rateLimitRefused(outcome.limit);
@@ -379,7 +462,11 @@ function refusal(outcomes: Outcome[]): ApiError {
     .filter((outcome) => outcome.refused)
     .reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
   return new ApiError('rate_limit_exceeded', {
-    headers: { 'Retry-After': String(retryAfter), ...limitHeaders(refused) },
+    headers: {
+      'Retry-After': String(retryAfter),
+      ...limitHeaders(refused),
+      ...draftHeaders(outcomes, refused),
+    },
   });
 }
 
@@ -391,55 +478,6 @@ function tightest(outcomes: Outcome[]): Outcome {
     }
     return b.points < a.points ? b : a;
   });
-}
-
-/** Most IPs and keys `BeforeLookup` remembers; past it the oldest are forgotten first. */
-const BEFORE_LOOKUP_MAX_ENTRIES = 10_000;
-/** How long a key that authenticated still counts as known. */
-const KNOWN_KEY_MS = 10 * 60 * 1000;
-
-/** Entries with an expiry time, the oldest forgotten first when full: memory stays bounded. */
-class ExpiringSet {
-  private readonly until: BoundedMap<number>;
-  constructor(maxEntries: number) {
-    this.until = new BoundedMap(maxEntries);
-  }
-
-  add(entry: string, until: number): void {
-    this.until.set(entry, until);
-  }
-
-  has(entry: string, now: number): boolean {
-    const until = this.until.get(entry);
-    if (until === undefined) return false;
-    if (until > now) return true;
-    this.until.delete(entry);
-    return false;
-  }
-}
-
-/**
- * What this instance knows before a key lookup: IPs refused in their current window (until it
- * resets) and digests of keys that authenticated recently (never the keys themselves). With
- * Redis, an instance learns that an IP is over its limit at its first refusal there.
- */
-class BeforeLookup {
-  private readonly refusedIps = new ExpiringSet(BEFORE_LOOKUP_MAX_ENTRIES);
-  private readonly knownKeys = new ExpiringSet(BEFORE_LOOKUP_MAX_ENTRIES);
-
-  ipRefused(ip: string, msBeforeNext: number): void {
-    this.refusedIps.add(ip, Date.now() + msBeforeNext);
-  }
-
-  keyValid(keyHash: string): void {
-    this.knownKeys.add(keyHash, Date.now() + KNOWN_KEY_MS);
-  }
-
-  mustLimitFirst(ip: string, keyHash: string | null): boolean {
-    const now = Date.now();
-    if (!this.refusedIps.has(ip, now)) return false;
-    return keyHash === null || !this.knownKeys.has(keyHash, now);
-  }
 }
 
 /** `::ffff:10.0.0.1` and `10.0.0.1` are the same client. */
@@ -454,21 +492,15 @@ export function createRateLimiter(
 ): RateLimiter {
   const limits = config.rateLimits;
   const store = config.redisUrl ? redisStore(config.redisUrl, limits, options, logger) : memoryStore(limits);
-  const beforeLookup = new BeforeLookup();
 
   return {
-    async consumeAnonymous(ip) {
-      const client = normalizeIp(ip);
-      const outcomes = await store.consume([{ limit: 'ip-minute', id: client }]);
-      const refused = outcomes.find((outcome) => outcome.refused);
-      if (refused) {
-        beforeLookup.ipRefused(client, refused.res.msBeforeNext);
-        throw refusal(outcomes);
-      }
-    },
+    ready: () => store.ready(),
 
-    limitsBeforeLookup: (ip, keyHash) => beforeLookup.mustLimitFirst(normalizeIp(ip), keyHash),
-    rememberValidKey: (keyHash) => beforeLookup.keyValid(keyHash),
+    async consumeAnonymous(ip) {
+      const outcomes = await store.consume([{ limit: 'ip-minute', id: normalizeIp(ip) }]);
+      if (outcomes.some((outcome) => outcome.refused)) throw refusal(outcomes);
+      return draftHeaders(outcomes, tightest(outcomes));
+    },
 
     async consumeKey({ apiKeyId, companyId, isWrite }) {
       const key = String(apiKeyId);
@@ -480,7 +512,8 @@ export function createRateLimiter(
       if (isWrite) checks.push({ limit: 'key-writes-minute', id: key });
       const outcomes = await store.consume(checks);
       if (outcomes.some((outcome) => outcome.refused)) throw refusal(outcomes);
-      return limitHeaders(tightest(outcomes));
+      const shown = tightest(outcomes);
+      return { ...limitHeaders(shown), ...draftHeaders(outcomes, shown) };
     },
 
     storeState: () => store.where(),

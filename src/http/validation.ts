@@ -221,6 +221,18 @@ export function bodyFieldErrors(errors: readonly SchemaError[]): FieldErrors {
   return fieldErrors;
 }
 
+/**
+ * Paths the schema reports only as missing (`required`): there a route's own rule, which knows
+ * why the field is needed, speaks instead of the generic "é obrigatório".
+ */
+export function missingOnlyPaths(errors: readonly SchemaError[]): Set<string> {
+  const missing = new Set<string>();
+  const other = new Set<string>();
+  for (const error of errors) (error.keyword === 'required' ? missing : other).add(bodyErrorPath(error));
+  for (const path of other) missing.delete(path);
+  return missing;
+}
+
 /** Ajv errors of a body -> `validation_failed`. */
 export function bodyValidationError(errors: readonly SchemaError[]): ApiError {
   return new ApiError('validation_failed', { errors: bodyFieldErrors(errors) });

@@ -172,22 +172,44 @@ const optionalText = (maxLength: number) => Type.Optional(Nullable(Type.String({
 
 export const InvoiceLineBody = Type.Object(
   {
-    // Optional for the schema only: a missing product_id gets its own message (service.ts), and
-    // an id that names no product of the company (0, negative, huge) gets the same one.
-    product_id: Type.Optional(Nullable(Type.Integer())),
+    // Required (every line carries a product). A line without one gets the route's own message
+    // with its index (service.ts) rather than the schema's generic one (src/http/input-checks.ts);
+    // an id that names no product of the company (0, negative, huge, another company's) gets
+    // another message, the same for all of them.
+    product_id: Nullable(
+      Type.Integer({
+        description:
+          'Obrigatório: um produto desta empresa (um serviço também é um produto, por exemplo NON_INVENTORY). Um id inexistente ou de outra empresa responde 422 com o índice da linha.',
+      }),
+    ),
     name: optionalText(255),
     description: optionalText(2000),
     quantity: Type.Number({ minimum: 0.0001, maximum: 1e12 }),
-    price: Type.Number({ minimum: 0, maximum: 1e14 }),
+    price: Type.Number({
+      minimum: 0,
+      maximum: 1e14,
+      description: 'Obrigatório: o preço nunca vem do produto.',
+    }),
     /** A percentage from 0 to 100, not an amount. */
-    discount: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100 }))),
-    tax_id: Type.Optional(Nullable(Type.Integer())),
+    discount: Type.Optional(
+      Nullable(
+        Type.Number({ minimum: 0, maximum: 100, description: 'Percentagem de 0 a 100, não um valor.' }),
+      ),
+    ),
+    tax_id: Type.Optional(
+      Nullable(
+        Type.Integer({
+          description:
+            'O imposto da linha. Omitido: o imposto do próprio produto (o que dá o seu `tax_rate`), ou nenhum se o produto não tem. `null` enviado explicitamente: sem imposto. Um id: esse imposto (desta empresa ou global).',
+        }),
+      ),
+    ),
   },
   {
     additionalProperties: false,
     title: 'InvoiceLineInput',
     description:
-      'Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem.',
+      'Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem; sem `tax_id` a linha leva o imposto do produto, com `"tax_id": null` nenhum.',
   },
 );
 
@@ -207,7 +229,7 @@ export const InvoiceCreateBody = Type.Object(
     additionalProperties: false,
     title: 'InvoiceCreate',
     description:
-      'Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura.',
+      'Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura. No exemplo, a primeira linha vai sem imposto (`"tax_id": null`) e a segunda leva o do produto (IVA 16%), por omitir `tax_id`.',
     examples: [
       {
         customer_id: 6,
@@ -215,8 +237,8 @@ export const InvoiceCreateBody = Type.Object(
         due_date: '2026-12-22',
         reference: 'Encomenda 2026/341',
         items: [
-          { product_id: 5, quantity: 8, price: 520 },
-          { product_id: 6, quantity: 1, price: 250, discount: 10, tax_id: 1 },
+          { product_id: 5, quantity: 8, price: 520, tax_id: null },
+          { product_id: 6, quantity: 1, price: 250, discount: 10 },
         ],
       },
     ],

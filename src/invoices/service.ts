@@ -22,8 +22,12 @@ import { invoiceTotalsOf, type LineAmounts, lineAmounts } from './totals.js';
 
 export type { InvoiceCreateBody } from './schemas.js';
 
+/** A line without product_id (left out or null): free-text lines do not exist. */
 export const PRODUCT_REQUIRED =
   'Cada linha deve ter um product_id de um produto desta empresa; crie primeiro o serviço como produto NON_INVENTORY.';
+/** A product_id that names no product of the company: nonexistent and foreign read the same. */
+export const UNKNOWN_PRODUCT =
+  'O produto indicado não existe: use o id de um produto desta empresa (GET /products).';
 export const UNKNOWN_TAX =
   'O imposto indicado não existe: use o id de um imposto desta empresa ou de um imposto global.';
 export const DUE_BEFORE_INVOICE_DATE =
@@ -59,9 +63,17 @@ export async function insertWithDraftCode(
   return (await insertDraft(db, values, [], generate, DRAFT_CODE_ATTEMPTS)).row.id;
 }
 
+/** A product a line names, with its own tax: the one whose rate the product shows as `tax_rate`. */
+interface LineProduct {
+  name: string;
+  /** null: no tax, or one the company cannot use (the product then shows no `tax_rate`). */
+  taxId: number | null;
+  taxRate: string | null;
+}
+
 interface References {
-  /** The company's products among the ids asked for, by id: their names. */
-  productNames: Map<number, string>;
+  /** The company's products among the ids asked for, by id. */
+  products: Map<number, LineProduct>;
   /** The taxes the company may use among the ids asked for, by id: their rates. */
   taxRates: Map<number, string>;
   /** The customer asked for, if the company can see it. */
@@ -85,16 +97,23 @@ function idArray(ids: readonly number[]): string {
 // The customers' one visibility rule, with the company as a placeholder of the statement.
 const customerVisible = visibleTo(value('companyId'));
 
-/** Every reference a creation body names, in one prepared statement; parts with nothing to find find nothing. */
+/**
+ * Every reference a creation body names, in one prepared statement; parts with nothing to find
+ * find nothing. A product comes with its tax when the company may use that tax (company's own or
+ * global), exactly as products/repository.ts shows `tax_rate`.
+ */
 const LOOKUP = fixedStatement(
-  sql`select ${PRODUCT}::integer as kind, ${products.id} as id, ${products.name} as value from ${products}
+  sql`select ${PRODUCT}::integer as kind, ${products.id} as id, ${products.name} as value,
+        ${taxes.id} as tax_id, ${taxes.rate}::text as tax_rate
+      from ${products} left join ${taxes} on ${taxes.id} = ${products.taxId}
+        and (${taxes.companyId} = ${value('companyId')} or ${taxes.companyId} is null)
       where ${products.companyId} = ${value('companyId')} and ${products.id} = any(${value('productIds')}::text::integer[])
-    union all select ${TAX}::integer, ${taxes.id}, ${taxes.rate}::text from ${taxes}
+    union all select ${TAX}::integer, ${taxes.id}, ${taxes.rate}::text, null::integer, null::text from ${taxes}
       where ${taxes.id} = any(${value('taxIds')}::text::integer[])
         and (${taxes.companyId} = ${value('companyId')} or ${taxes.companyId} is null)
-    union all select ${CUSTOMER}::integer, ${customers.id}, ${customers.name} from ${customers}
+    union all select ${CUSTOMER}::integer, ${customers.id}, ${customers.name}, null::integer, null::text from ${customers}
       where ${customers.id} = ${value('customerId')}::integer and ${customerVisible}
-    union all select ${ENDPOINT}::integer, e.id, null
+    union all select ${ENDPOINT}::integer, e.id, null, null::integer, null::text
       from ${subscribedEndpointIds(value('companyId'), value('event'))} as e where ${value('wantEvents')}::boolean`,
 );
 
@@ -111,7 +130,13 @@ async function lookupReferences(
 ): Promise<References> {
   const productIds = [...new Set(candidateProductIds.filter(isDatabaseId))];
   const taxIds = [...new Set(candidateTaxIds.filter(isDatabaseId))];
-  const rows = await runFixed<{ kind: number; id: number; value: string | null }>(db, LOOKUP, {
+  const rows = await runFixed<{
+    kind: number;
+    id: number;
+    value: string | null;
+    tax_id: number | null;
+    tax_rate: string | null;
+  }>(db, LOOKUP, {
     companyId,
     productIds: idArray(productIds),
     taxIds: idArray(taxIds),
@@ -120,13 +145,13 @@ async function lookupReferences(
     wantEvents: also.event !== undefined,
   });
   const references: References = {
-    productNames: new Map(),
+    products: new Map(),
     taxRates: new Map(),
     customer: null,
     endpointIds: [],
   };
-  for (const { kind, id, value } of rows) {
-    if (kind === PRODUCT) references.productNames.set(id, value ?? '');
+  for (const { kind, id, value, tax_id: taxId, tax_rate: taxRate } of rows) {
+    if (kind === PRODUCT) references.products.set(id, { name: value ?? '', taxId, taxRate });
     else if (kind === TAX) references.taxRates.set(id, value ?? '');
     else if (kind === CUSTOMER) references.customer = { id, name: value ?? '' };
     else references.endpointIds.push(id);
@@ -175,7 +200,7 @@ async function judgeBody(
     lines.map((line) => line?.tax_id),
     also,
   );
-  const { productNames, taxRates } = references;
+  const { products: lineProducts, taxRates } = references;
   const { invoice_date: invoiceDate, due_date: dueDate, exchange_rate: exchangeRate } = fields;
   if (typeof invoiceDate === 'string' && typeof dueDate === 'string') {
     if (DATE.test(invoiceDate) && DATE.test(dueDate) && dueDate < invoiceDate) {
@@ -192,8 +217,11 @@ async function judgeBody(
   lines.forEach((line, index) => {
     if (!line) return;
     const at = (field: string) => `items.${index}.${field}`;
-    if (!(isDatabaseId(line.product_id) && productNames.has(line.product_id))) {
+    const productId = line.product_id;
+    if (productId === undefined || productId === null) {
       addFieldError(errors, at('product_id'), PRODUCT_REQUIRED);
+    } else if (!(isDatabaseId(productId) && lineProducts.has(productId))) {
+      addFieldError(errors, at('product_id'), UNKNOWN_PRODUCT);
     }
     const taxId = line.tax_id;
     if (taxId !== undefined && taxId !== null && !(isDatabaseId(taxId) && taxRates.has(taxId))) {
@@ -231,6 +259,27 @@ interface CheckedLine {
 const ZERO = new Decimal(0);
 
 /**
+ * The tax of a line (decisions.md, "Invoices: totals of a draft"): the line's `tax_id` when the
+ * field is sent; when it is left out, the product's own tax (partners see only its `tax_rate`);
+ * `"tax_id": null` sent explicitly means no tax.
+ */
+function lineTax(
+  sent: number | null | undefined,
+  product: LineProduct | undefined,
+  rates: Map<number, Decimal>,
+): { taxId: number | null; taxRate: Decimal | null } {
+  if (sent === undefined) {
+    const taxId = product?.taxId ?? null;
+    const rate = product?.taxRate ?? null;
+    return taxId === null || rate === null
+      ? { taxId: null, taxRate: null }
+      : { taxId, taxRate: new Decimal(rate) };
+  }
+  if (sent === null || !isDatabaseId(sent)) return { taxId: null, taxRate: null };
+  return { taxId: sent, taxRate: rates.get(sent) ?? null };
+}
+
+/**
  * The lines of a body that passed the schema, with their amounts, and the references the body
  * names; throws every problem at once.
  */
@@ -242,14 +291,15 @@ async function checkedLines(
     customerId: input.customer_id,
     event: 'invoice.created',
   });
-  const { errors, productNames, taxRates } = judgement;
+  const { errors, products: lineProducts, taxRates } = judgement;
   const rates = new Map([...taxRates].map(([id, rate]) => [id, new Decimal(rate)]));
   const lines: CheckedLine[] = [];
   let grandTotal = ZERO;
   input.items.forEach((line, index) => {
     const at = (field: string) => `items.${index}.${field}`;
     if (LINE_PLACES.some(([field]) => errors[at(field)])) return;
-    const taxRate = isDatabaseId(line.tax_id) ? (rates.get(line.tax_id) ?? null) : null;
+    const product = isDatabaseId(line.product_id) ? lineProducts.get(line.product_id) : undefined;
+    const { taxId, taxRate } = lineTax(line.tax_id, product, rates);
     const quantity = new Decimal(line.quantity);
     const price = new Decimal(line.price);
     const discountPercentage = line.discount ? new Decimal(line.discount) : ZERO;
@@ -260,16 +310,15 @@ async function checkedLines(
     }
     grandTotal = grandTotal.plus(amounts.total);
     const productId = line.product_id;
-    const productName = isDatabaseId(productId) ? productNames.get(productId) : undefined;
-    if (!isDatabaseId(productId) || productName === undefined || errors[at('tax_id')]) return;
+    if (!isDatabaseId(productId) || product === undefined || errors[at('tax_id')]) return;
     lines.push({
       productId,
-      name: line.name || productName,
+      name: line.name || product.name,
       description: line.description ?? '',
       quantity,
       price,
       discountPercentage,
-      taxId: line.tax_id ?? null,
+      taxId,
       amounts,
     });
   });

@@ -8,8 +8,9 @@
 //
 // Requests (by route, method, status and error code), their latency and the idempotency replays
 // and conflicts are counted once per response by src/monitoring/request-hooks.ts. The database
-// pool and the rate-limit store are read when /metrics is scraped, from the sources the monitoring
-// server registers (watchPool, watchRateLimitStore).
+// pool, the rate-limit store and readiness are read when /metrics is scraped, from the sources the
+// monitoring server registers (watchPool, watchRateLimitStore, watchReadiness); it also includes
+// the webhook deliveries' own registry (src/webhooks/metrics.ts) and sets `invoicing_build_info`.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export const registry = new Registry();
@@ -130,59 +131,26 @@ new Gauge({
   },
 });
 
-/** What the webhook worker counts (src/webhooks/metrics.ts), read at each scrape. */
-export interface WatchedWebhooks {
-  counts(): { attempts: number; succeeded: number; failed: number; exhausted: number; lagSecondsMax: number };
-  backlog(): Promise<{ pending: number; oldestDueSeconds: number }>;
-}
-let webhooks: WatchedWebhooks | null = null;
+let readiness: (() => Promise<boolean>) | null = null;
 
 new Gauge({
-  name: `${PREFIX}webhook_attempts`,
-  help: 'Webhook delivery attempts since the process started, by outcome (succeeded, failed)',
-  labelNames: ['outcome'] as const,
-  registers: [registry],
-  collect() {
-    this.reset();
-    if (!webhooks) return;
-    const counts = webhooks.counts();
-    this.set({ outcome: 'succeeded' }, counts.succeeded);
-    this.set({ outcome: 'failed' }, counts.failed);
-  },
-});
-
-new Gauge({
-  name: `${PREFIX}webhook_deliveries_exhausted`,
-  help: 'Webhook deliveries given up after the last retry since the process started',
-  registers: [registry],
-  collect() {
-    this.set(webhooks?.counts().exhausted ?? 0);
-  },
-});
-
-new Gauge({
-  name: `${PREFIX}webhook_delivery_lag_seconds_max`,
-  help: 'Longest time from an event to its successful delivery since the process started',
-  registers: [registry],
-  collect() {
-    this.set(webhooks?.counts().lagSecondsMax ?? 0);
-  },
-});
-
-new Gauge({
-  name: `${PREFIX}webhook_backlog`,
-  help: 'Webhook deliveries waiting (pending), and how late the oldest due one is in seconds (oldest_due_seconds)',
-  labelNames: ['measure'] as const,
+  name: `${PREFIX}ready`,
+  help: '1 while this instance is ready (what /readyz says: database reachable and migrated, not stopping), else 0',
   registers: [registry],
   async collect() {
-    this.reset();
-    if (!webhooks) return;
-    const backlog = await webhooks.backlog().catch(() => null);
-    if (!backlog) return;
-    this.set({ measure: 'pending' }, backlog.pending);
-    this.set({ measure: 'oldest_due_seconds' }, backlog.oldestDueSeconds);
+    this.set(readiness && (await readiness().catch(() => false)) ? 1 : 0);
   },
 });
+
+const buildInfo = new Gauge({
+  name: `${PREFIX}build_info`,
+  help: 'Always 1; its labels say what runs: the package version, the commit it was built from ("unknown" when not recorded) and Node.js',
+  labelNames: ['version', 'commit', 'node_version'] as const,
+  registers: [registry],
+});
+
+/** Registries of other modules (the webhook deliveries' own), served with this one. */
+const included: Registry[] = [];
 
 let defaultMetrics = false;
 
@@ -238,9 +206,20 @@ export const metrics = {
     watched.connect = timed as WatchedPool['connect'];
   },
 
-  /** The webhook worker's counts and the database's backlog, read at each scrape. */
-  watchWebhooks(watched: WatchedWebhooks): void {
-    webhooks = watched;
+  /** Whether the instance is ready, asked at each scrape (`invoicing_ready`). */
+  watchReadiness(ready: () => Promise<boolean>): void {
+    readiness = ready;
+  },
+
+  /** What runs (`invoicing_build_info`). */
+  setBuildInfo(info: { version: string; commit: string; nodeVersion: string }): void {
+    buildInfo.reset();
+    buildInfo.set({ version: info.version, commit: info.commit, node_version: info.nodeVersion }, 1);
+  },
+
+  /** Serves another module's registry with these metrics (once per registry). */
+  include(other: Registry): void {
+    if (!included.includes(other)) included.push(other);
   },
 
   /** Where the rate limits count, read at each scrape. */
@@ -256,8 +235,9 @@ export const metrics = {
   },
 
   /** The text of /metrics. */
-  text(): Promise<string> {
-    return registry.metrics();
+  async text(): Promise<string> {
+    const texts = await Promise.all([registry, ...included].map((each) => each.metrics()));
+    return texts.join('\n');
   },
 
   contentType: registry.contentType,

@@ -7,10 +7,11 @@
 //   GET /metrics   Prometheus text (src/metrics/registry.ts)
 
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { buildInfo } from '../build-info.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { metrics, type RateLimitStoreState, type WatchedPool } from '../metrics/registry.js';
-import { deliveryBacklog, metricsSnapshot } from '../webhooks/metrics.js';
+import { watchBacklog, webhookRegistry } from '../webhooks/metrics.js';
 import { readiness } from './readiness.js';
 
 export interface MonitoringSources {
@@ -37,7 +38,9 @@ export async function startMonitoringServer(
   metrics.collectProcessMetrics();
   if (sources.handle.pool) metrics.watchPool(sources.handle.pool as unknown as WatchedPool);
   metrics.watchRateLimitStore(() => sources.rateLimiter.storeState());
-  metrics.watchWebhooks({ counts: metricsSnapshot, backlog: () => deliveryBacklog(sources.handle.db) });
+  metrics.include(webhookRegistry);
+  watchBacklog(sources.handle.db);
+  metrics.setBuildInfo(buildInfo());
 
   const server = Fastify({ logger: false, exposeHeadRoutes: false });
   server.get('/healthz', async () => ({
@@ -46,6 +49,11 @@ export async function startMonitoringServer(
     uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
   }));
   let stopping = false;
+  metrics.watchReadiness(
+    async () =>
+      !stopping &&
+      (await readiness(sources.handle, () => sources.rateLimiter.storeState())).status !== 'not_ready',
+  );
   server.get('/readyz', async (_request, reply) => {
     if (stopping) {
       reply.code(503);

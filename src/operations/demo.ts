@@ -7,7 +7,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { type ActingContext, type CompanyContext, forCompany, inTransaction } from '../context.js';
 import { createCustomer } from '../customers/service.js';
 import type { Database } from '../db/client.js';
-import { customers, invoices, products, stockMovements } from '../db/schema.js';
+import { companies, customers, invoices, products, stockMovements } from '../db/schema.js';
 import { createDraftInvoice } from '../invoices/service.js';
 import { Decimal } from '../money.js';
 import type { ProductBody } from '../products/schemas.js';
@@ -221,10 +221,34 @@ async function createDemoInvoices(
   return { invoices: [restaurant, beira, unpaid, partial, paid, counter, cancelled], receipts: 4 };
 }
 
-/** The demo company, in one transaction; its keys' `expires_at` in the context's time zone. */
-export async function createDemo(acting: ActingContext): Promise<DemoResult> {
+/** Arbitrary constant ("inv-demo" in ASCII): demo creations on one database take turns. */
+const DEMO_LOCK_KEY = '7596498616479743855';
+/** How long a demo creation waits for another one to finish (bounded, like every wait). */
+const DEMO_LOCK_WAIT = '60s';
+
+/**
+ * Creates the demo company, in one transaction; its keys' `expires_at` in the context's time zone.
+ * `onlyIntoEmpty` (`serve --demo`, and the first start on an embedded database): only when the
+ * database has no company yet, decided under a lock, so that two servers started together on an
+ * empty database create one demo company; null when one exists.
+ */
+export async function createDemo(acting: ActingContext): Promise<DemoResult>;
+export async function createDemo(
+  acting: ActingContext,
+  options: { onlyIntoEmpty: boolean },
+): Promise<DemoResult | null>;
+export async function createDemo(
+  acting: ActingContext,
+  options: { onlyIntoEmpty?: boolean } = {},
+): Promise<DemoResult | null> {
   const today = todayIn(acting.timeZone);
   return acting.db.transaction(async (tx) => {
+    await tx.execute(sql.raw(`set local lock_timeout = '${DEMO_LOCK_WAIT}'`));
+    await tx.execute(sql`select pg_advisory_xact_lock(${DEMO_LOCK_KEY}::bigint)`);
+    if (options.onlyIntoEmpty) {
+      const [existing] = await tx.select({ id: companies.id }).from(companies).limit(1);
+      if (existing) return null;
+    }
     const company = await setPartnerApi(tx, (await createCompany(tx, { ...DEMO_COMPANY })).id, true);
     const context = forCompany(inTransaction(acting, tx), company.id);
     const tax = await createTax(tx, { companyId: company.id, name: 'IVA 16%', rate: '16' });

@@ -11,6 +11,7 @@ import { type ActingContext, forCompany, type OperatorActor } from '../context.j
 import { INVOICE_STATUSES, type InvoiceStatus } from '../db/schema.js';
 import { createApiKey, type KeyMode, listApiKeys, MAX_KEY_DAYS, revokeApiKey } from './api-keys.js';
 import { type AuditTarget, listAuditEntries, writeAuditEntry } from './audit.js';
+import { backupOperations } from './backup.js';
 import { createCompany, listCompanies, requireCompany, setPartnerApi } from './companies.js';
 import {
   amountArg,
@@ -231,9 +232,11 @@ export const operations = {
   }),
 
   demo: define({
-    parse: () => ({}),
+    // if_empty (serve): only into a database without companies, decided under a lock.
+    parse: (raw) => ({ onlyIntoEmpty: flag(raw, 'if_empty') }),
     // Loaded on demand: the demo uses the API's services, which the other commands do not need.
-    run: async (context) => (await import('./demo.js')).createDemo(context),
+    run: async (context, args) =>
+      (await import('./demo.js')).createDemo(context, { onlyIntoEmpty: args.onlyIntoEmpty }),
     target: (_args, result) => ({ type: 'company', id: result?.id ?? null, company: result?.id ?? null }),
   }),
 
@@ -248,6 +251,7 @@ export const operations = {
   }),
 
   ...webhookOperations,
+  ...backupOperations,
 };
 
 export type OperationName = keyof typeof operations;

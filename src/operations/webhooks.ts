@@ -121,7 +121,7 @@ async function testEndpoint(context: ActingContext, endpointId: number, setup: O
   const result = await attemptDelivery(delivery, {
     policy: { allowHttp: settings.allowHttp, allowPrivate: settings.allowPrivate },
   });
-  await saveOutcome(db, delivery, result, settings.retrySchedule);
+  await saveOutcome(db, delivery, result, settings.retrySchedule, null);
   return {
     endpoint_id: endpointId,
     event_id: eventId,

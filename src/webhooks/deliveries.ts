@@ -1,17 +1,19 @@
 // Taking due deliveries and writing down what an attempt gave.
 //
 // Which delivery is due: status pending, next_attempt_at reached, its endpoint enabled and its
-// company's partner API enabled. Of those, only the oldest of each endpoint is a candidate, so one
-// endpoint gets its events one at a time and in order of creation; a delivery waiting for a retry
-// is not due, so it does not hold back the endpoint's newer events (order is kept "where possible":
-// a retried event may arrive after a newer one; receivers order by the resource's `updated_at`).
+// company's partner API enabled. Of those, only the oldest of each endpoint is a candidate, and
+// only while no other delivery of that endpoint is in flight, so one endpoint gets its events one
+// at a time and in order of creation; a delivery waiting for a retry is not due, so it does not
+// hold back the endpoint's newer events (order is kept "where possible": a retried event may
+// arrive after a newer one; receivers order by the resource's `updated_at`).
 //
-// On PostgreSQL the candidate is taken with FOR UPDATE SKIP LOCKED inside a transaction that stays
-// open during the attempt: another instance skips it (each attempt is made once), and a process
-// that dies mid-attempt releases it at once with its connection. On PGlite one process owns the
-// database, so the worker keeps its in-flight endpoints in memory instead of holding a transaction
-// (which would stop every other query of the single connection during the attempt).
-import { eq, type SQL, sql } from 'drizzle-orm';
+// No connection is held during an attempt. A worker takes deliveries with a lease, in one short
+// committed statement (`claimDue`: FOR UPDATE SKIP LOCKED, then lease_owner and leased_until set);
+// the HTTP attempt runs with no connection; the outcome is one short transaction guarded by the
+// lease (`saveOutcome`). Another instance skips a leased delivery, so two never attempt the same
+// one at once; a process killed mid-attempt leaves its lease to expire, and the delivery is taken
+// again (at least once). The same statements serve PostgreSQL and PGlite.
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../db/client.js';
 import { webhookAttempts, webhookDeliveries } from '../db/schema.js';
 import { disableAfterFailures, signingSecrets } from './endpoints.js';
@@ -60,46 +62,80 @@ const deliveryColumns = sql`select d.id, d.endpoint_id, d.company_id, d.attempts
 const deliveryJoins = sql`join webhook_events ev on ev.id = d.event_id and ev.company_id = d.company_id
     join webhook_endpoints e on e.id = d.endpoint_id and e.company_id = d.company_id`;
 
+export interface Lease {
+  /** Who holds it: one id per claim, so a lease that was taken over is never mistaken for ours. */
+  owner: string;
+}
+
 /**
- * The next due delivery, or null. `lock`: take it FOR UPDATE SKIP LOCKED (call inside the
- * transaction that lasts the attempt). `skipEndpoints`: endpoints already in flight here.
+ * Takes up to `limit` due deliveries (each of a different endpoint) with a lease of `leaseMs`, in
+ * one statement that commits at once. Longer than an attempt may last: an attempt's outcome
+ * written after its lease expired still counts, unless another worker has taken it meanwhile.
  */
 export async function claimDue(
   db: Database,
-  options: { lock: boolean; skipEndpoints?: readonly number[] },
-): Promise<DueDelivery | null> {
-  const skip = options.skipEndpoints ?? [];
-  const notInFlight: SQL =
-    skip.length === 0
-      ? sql``
-      : sql`and d.endpoint_id not in (${sql.join(
-          skip.map((id) => sql`${id}`),
-          sql`, `,
-        )})`;
-  const locking = options.lock ? sql`for update of d skip locked` : sql``;
-  const [row] = await queryRows<DueRow>(
+  options: { owner: string; leaseMs: number; limit: number },
+): Promise<DueDelivery[]> {
+  const rows = await queryRows<DueRow>(
     db,
     sql`with heads as (
-          select distinct on (d.endpoint_id) d.id
+          select distinct on (d.endpoint_id) d.id, d.endpoint_id
           from webhook_deliveries d
           join webhook_endpoints e on e.id = d.endpoint_id and e.company_id = d.company_id
           join companies c on c.id = d.company_id
           where d.status = 'pending' and d.next_attempt_at <= now()
-            and e.enabled and c.partner_api_enabled ${notInFlight}
+            and e.enabled and c.partner_api_enabled
           order by d.endpoint_id, d.id
+        ), candidates as (
+          select h.id from heads h
+          where not exists (
+            select 1 from webhook_deliveries busy
+            where busy.endpoint_id = h.endpoint_id and busy.leased_until > now() and busy.status = 'pending'
+          )
+          order by h.id
+          limit ${options.limit}
         ), taken as (
           select d.id from webhook_deliveries d
-          where d.id in (select id from heads) and d.status = 'pending' and d.next_attempt_at <= now()
-          order by d.id
-          limit 1
-          ${locking}
+          where d.id in (select id from candidates) and d.status = 'pending' and d.next_attempt_at <= now()
+            and (d.leased_until is null or d.leased_until <= now())
+          for update of d skip locked
+        ), leased as (
+          update webhook_deliveries d
+          set lease_owner = ${options.owner},
+              leased_until = clock_timestamp() + ${options.leaseMs} * interval '1 millisecond'
+          from taken where d.id = taken.id
+          returning d.id, d.event_id, d.endpoint_id, d.company_id, d.attempts
         )
         ${deliveryColumns}
-        from taken
-        join webhook_deliveries d on d.id = taken.id
-        ${deliveryJoins}`,
+        from leased d
+        ${deliveryJoins}
+        order by d.id`,
   );
-  return row ? dueDeliveryOf(row) : null;
+  return rows.map(dueDeliveryOf);
+}
+
+/**
+ * Gives a lease back without an outcome (an attempt abandoned at shutdown): another worker may take
+ * the delivery at once. The attempt may have reached the receiver: it will come again (at least once).
+ */
+export async function releaseLease(db: Database, deliveryId: number, lease: Lease): Promise<void> {
+  await db
+    .update(webhookDeliveries)
+    .set({ leaseOwner: null, leasedUntil: null })
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.leaseOwner, lease.owner)));
+}
+
+/**
+ * Every lease, given back. Only for the embedded database, whose one process holds DATA_DIR's
+ * lock: a lease found when its worker starts was left by a process that died.
+ */
+export async function releaseAllLeases(db: Database): Promise<number> {
+  const released = await db
+    .update(webhookDeliveries)
+    .set({ leaseOwner: null, leasedUntil: null })
+    .where(isNotNull(webhookDeliveries.leasedUntil))
+    .returning({ id: webhookDeliveries.id });
+  return released.length;
 }
 
 /** One delivery by id, whatever its state (`webhooks test` attempts its ping itself). */
@@ -138,6 +174,8 @@ export function attemptDelivery(delivery: DueDelivery, options: AttemptOptions):
 
 export interface Outcome {
   attempt: number;
+  /** False when the lease had been taken over by another worker: this outcome was not written. */
+  recorded: boolean;
   /** Milliseconds until the next attempt, when there is one. */
   retryInMs: number | null;
   /** The delivery was given up (its last attempt failed). */
@@ -146,15 +184,51 @@ export interface Outcome {
   endpointDisabled: boolean;
 }
 
-/** Writes an attempt and the delivery's new state (in one transaction, the caller's or its own). */
+/**
+ * Writes an attempt and the delivery's new state, in one short transaction, and gives the lease
+ * back. Guarded by the lease (`null`: a delivery taken without one, `webhooks test`'s ping): when
+ * another worker holds the delivery now, nothing is written and `recorded` is false.
+ */
 export async function saveOutcome(
   db: Database,
   delivery: DueDelivery,
   result: AttemptResult,
   schedule: readonly number[],
+  lease: Lease | null,
 ): Promise<Outcome> {
   const attempt = delivery.attempts + 1;
-  const work = async (tx: Database): Promise<Outcome> => {
+  // A ping tells the operator about the endpoint now: it is never retried, never disables it.
+  const isPing = delivery.eventType === PING_EVENT;
+  const delay = result.succeeded || isPing ? null : retryDelay(schedule, attempt);
+  const state = result.succeeded
+    ? { status: 'succeeded' as const, completedAt: sql`clock_timestamp()` }
+    : delay !== null
+      ? { nextAttemptAt: sql`clock_timestamp() + ${delay} * interval '1 millisecond'` }
+      : { status: 'failed' as const, completedAt: sql`clock_timestamp()` };
+  const exhausted = !result.succeeded && delay === null && !isPing;
+  const outcome = await db.transaction(async (tx): Promise<Outcome> => {
+    const updated = await tx
+      .update(webhookDeliveries)
+      .set({
+        ...state,
+        attempts: attempt,
+        lastStatusCode: result.statusCode,
+        lastError: result.error,
+        leaseOwner: null,
+        leasedUntil: null,
+        updatedAt: sql`clock_timestamp()`,
+      })
+      .where(
+        and(
+          eq(webhookDeliveries.id, delivery.id),
+          eq(webhookDeliveries.status, 'pending'),
+          lease ? eq(webhookDeliveries.leaseOwner, lease.owner) : isNull(webhookDeliveries.leaseOwner),
+        ),
+      )
+      .returning({ id: webhookDeliveries.id });
+    if (updated.length === 0) {
+      return { attempt, recorded: false, retryInMs: null, exhausted: false, endpointDisabled: false };
+    }
     await tx.insert(webhookAttempts).values({
       deliveryId: delivery.id,
       endpointId: delivery.endpointId,
@@ -165,44 +239,17 @@ export async function saveOutcome(
       error: result.error,
       responseExcerpt: result.responseExcerpt,
     });
-    const last = {
-      attempts: attempt,
-      lastStatusCode: result.statusCode,
-      lastError: result.error,
-      updatedAt: sql`clock_timestamp()`,
-    };
-    if (result.succeeded) {
-      await tx
-        .update(webhookDeliveries)
-        .set({ ...last, status: 'succeeded', completedAt: sql`clock_timestamp()` })
-        .where(eq(webhookDeliveries.id, delivery.id));
-      return { attempt, retryInMs: null, exhausted: false, endpointDisabled: false };
-    }
-    // A ping tells the operator about the endpoint now: it is never retried, never disables it.
-    const isPing = delivery.eventType === PING_EVENT;
-    const delay = isPing ? null : retryDelay(schedule, attempt);
-    if (delay !== null) {
-      await tx
-        .update(webhookDeliveries)
-        .set({ ...last, nextAttemptAt: sql`clock_timestamp() + ${delay} * interval '1 millisecond'` })
-        .where(eq(webhookDeliveries.id, delivery.id));
-      return { attempt, retryInMs: delay, exhausted: false, endpointDisabled: false };
-    }
-    await tx
-      .update(webhookDeliveries)
-      .set({ ...last, status: 'failed', completedAt: sql`clock_timestamp()` })
-      .where(eq(webhookDeliveries.id, delivery.id));
     const endpointDisabled =
-      !isPing &&
+      exhausted &&
       (await disableAfterFailures(
         tx,
         delivery.endpointId,
         `event ${delivery.eventPublicId} failed ${attempt} attempts (last: ${result.error ?? 'failed'})`,
       ));
-    return { attempt, retryInMs: null, exhausted: !isPing, endpointDisabled };
-  };
-  const outcome = await db.transaction(work);
+    return { attempt, recorded: true, retryInMs: delay, exhausted, endpointDisabled };
+  });
   countAttempt(result.succeeded);
+  if (!outcome.recorded) return outcome;
   if (result.succeeded) observeLag((Date.now() - delivery.eventCreatedAt.getTime()) / 1000);
   if (outcome.exhausted) countExhausted(outcome.endpointDisabled);
   return outcome;

@@ -334,6 +334,8 @@ export async function resendEvent(
             eq(webhookDeliveries.eventId, event.id),
             eq(webhookDeliveries.endpointId, endpointId),
             eq(webhookDeliveries.status, 'pending'),
+            // One in flight now (leased) may succeed in a moment: the resend is a delivery of its own.
+            sql`(${webhookDeliveries.leasedUntil} is null or ${webhookDeliveries.leasedUntil} <= now())`,
           ),
         )
         .returning({ id: webhookDeliveries.id });

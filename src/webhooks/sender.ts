@@ -16,6 +16,8 @@ export interface AttemptOptions {
   policy: UrlPolicy;
   timeoutMs?: number;
   maxResponseBytes?: number;
+  /** Abandons the attempt (shutdown): it then fails at once. */
+  signal?: AbortSignal;
 }
 
 export interface AttemptResult {
@@ -88,6 +90,9 @@ export async function sendAttempt(
     timedOut = true;
     controller.abort();
   }, timeoutMs);
+  const abandon = () => controller.abort();
+  if (options.signal?.aborted) abandon();
+  options.signal?.addEventListener('abort', abandon, { once: true });
   try {
     const url = new URL(rawUrl);
     checkLiteralHost(url, options.policy);
@@ -137,5 +142,6 @@ export async function sendAttempt(
     };
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', abandon);
   }
 }

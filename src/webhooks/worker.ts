@@ -1,15 +1,25 @@
-// The delivery worker: runs in every server process (`serve`), on both storages. A few lanes each
-// take one due delivery at a time (src/webhooks/deliveries.ts), make the attempt
-// (src/webhooks/sender.ts) and write its outcome. When there is nothing to do, one lane polls the
-// outbox every `pollIntervalMs`; as soon as it finds work, the others wake up too.
+// The delivery worker: runs in every server process (`serve`), on both storages. It takes due
+// deliveries with a lease (src/webhooks/deliveries.ts), up to `concurrency` in flight at once (each
+// to a different endpoint), makes each attempt (src/webhooks/sender.ts) holding no database
+// connection, and writes its outcome. When there is nothing to do it looks again every
+// `pollIntervalMs`; a finished attempt, or `wake()`, makes it look at once.
 //
-// Stopping: no new delivery is taken, the attempts in flight finish (each ends within its
-// timeout). A process killed mid-attempt leaves the delivery pending, and it is made again: at
-// least once, receivers dedupe by `webhook-id`.
+// Stopping: no new delivery is taken; the attempts in flight get `graceMs` to finish, then are
+// abandoned and their leases given back, so that another instance takes them at once. A process
+// killed mid-attempt leaves its lease to expire, and the delivery is made again: at least once,
+// receivers dedupe by `webhook-id`.
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
-import type { Database, DatabaseHandle } from '../db/client.js';
-import { attemptDelivery, claimDue, type DueDelivery, saveOutcome } from './deliveries.js';
+import type { DatabaseHandle } from '../db/client.js';
+import {
+  attemptDelivery,
+  claimDue,
+  type DueDelivery,
+  type Lease,
+  releaseAllLeases,
+  releaseLease,
+  saveOutcome,
+} from './deliveries.js';
 import { ATTEMPT_TIMEOUT_MS, MAX_RESPONSE_BYTES } from './sender.js';
 
 export interface WorkerLogger {
@@ -32,7 +42,11 @@ export interface WorkerOptions {
 export interface WebhookWorker {
   /** Looks for due deliveries now instead of at the next poll. */
   wake(): void;
-  stop(): Promise<void>;
+  /**
+   * Takes nothing more; attempts in flight get `graceMs` (default: as long as they take, each
+   * bounded by its timeout), then are abandoned with their leases given back.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** Workers running in this process, so that an operator command run here can wake them. */
@@ -46,6 +60,8 @@ export function wakeLocalWorkers(): void {
 const DEFAULT_CONCURRENCY = 4;
 const DEFAULT_POLL_MS = 1000;
 const ERROR_BACKOFF_MS = 5000;
+/** Beyond the attempt's own timeout, time to write its outcome before the lease may be taken over. */
+const LEASE_MARGIN_MS = 5000;
 
 export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
   const { db, kind } = options.handle;
@@ -53,113 +69,141 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
   const settings = options.config.webhooks;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_MS;
-  const attemptOptions = {
-    policy: { allowHttp: settings.allowHttp, allowPrivate: settings.allowPrivate },
-    timeoutMs: options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
-    maxResponseBytes: options.maxResponseBytes ?? MAX_RESPONSE_BYTES,
-  };
+  const timeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const leaseMs = timeoutMs + LEASE_MARGIN_MS;
+  const policy = { allowHttp: settings.allowHttp, allowPrivate: settings.allowPrivate };
+  const maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const workerId = `whw_${randomBytes(4).toString('hex')}`;
-  /** PGlite: endpoints with an attempt in flight in this process. */
-  const inFlight = new Set<number>();
+  let claims = 0;
+  /** Attempts in flight, each with the controller that abandons it at shutdown. */
+  const inFlight = new Map<number, { done: Promise<void>; abandon: AbortController }>();
   let stopped = false;
-  let sleepers: (() => void)[] = [];
+  let wakeUp: (() => void) | null = null;
+  /** A wake-up that came while the loop was not pausing: its next pause ends at once. */
+  let woken = false;
 
-  const wakeAll = () => {
-    const waiting = sleepers;
-    sleepers = [];
-    for (const wake of waiting) wake();
+  const wake = () => {
+    const resolve = wakeUp;
+    wakeUp = null;
+    if (resolve) resolve();
+    else woken = true;
   };
-  const sleep = (ms: number) =>
+  const pause = (ms: number) =>
     new Promise<void>((resolve) => {
+      if (woken) {
+        woken = false;
+        resolve();
+        return;
+      }
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
-        sleepers = sleepers.filter((entry) => entry !== done);
         resolve();
       }
-      sleepers.push(done);
+      wakeUp = done;
     });
 
-  async function attempt(delivery: DueDelivery, save: Database) {
-    const result = await attemptDelivery(delivery, attemptOptions);
-    const outcome = await saveOutcome(save, delivery, result, settings.retrySchedule);
+  async function attempt(delivery: DueDelivery, lease: Lease, abandon: AbortSignal): Promise<void> {
+    const result = await attemptDelivery(delivery, { policy, timeoutMs, maxResponseBytes, signal: abandon });
     const fields = {
       worker: workerId,
       event: delivery.eventPublicId,
       type: delivery.eventType,
       endpoint: delivery.endpointId,
       delivery: delivery.id,
-      attempt: outcome.attempt,
-      status_code: result.statusCode,
-      latency_ms: result.latencyMs,
+      attempt: delivery.attempts + 1,
     };
-    if (result.succeeded) {
-      log.info(fields, 'webhook delivered');
+    if (abandon.aborted) {
+      await releaseLease(db, delivery.id, lease);
+      log.info(fields, 'webhook attempt abandoned at shutdown; another instance makes it');
+      return;
+    }
+    const outcome = await saveOutcome(db, delivery, result, settings.retrySchedule, lease);
+    const measured = { ...fields, status_code: result.statusCode, latency_ms: result.latencyMs };
+    if (!outcome.recorded) {
+      log.warn(measured, 'webhook attempt outlived its lease; another worker took the delivery');
+    } else if (result.succeeded) {
+      log.info(measured, 'webhook delivered');
     } else if (outcome.endpointDisabled) {
       log.warn(
-        { ...fields, error: result.error },
+        { ...measured, error: result.error },
         `webhook endpoint ${delivery.endpointId} disabled: event ${delivery.eventPublicId} failed its last attempt`,
       );
     } else {
-      log.info({ ...fields, error: result.error, retry_in_ms: outcome.retryInMs }, 'webhook attempt failed');
+      log.info(
+        { ...measured, error: result.error, retry_in_ms: outcome.retryInMs },
+        'webhook attempt failed',
+      );
     }
   }
 
-  /** One delivery, if one is due. True when one was attempted. */
-  async function processOne(): Promise<boolean> {
-    if (kind === 'postgres') {
-      return db.transaction(async (tx) => {
-        const delivery = await claimDue(tx, { lock: true });
-        if (!delivery) return false;
-        await attempt(delivery, tx);
-        return true;
+  function start(delivery: DueDelivery, lease: Lease): void {
+    const abandon = new AbortController();
+    const done = attempt(delivery, lease, abandon.signal)
+      .catch((error) => {
+        // The lease expires and the delivery is made again.
+        log.error(
+          { err: error, worker: workerId, delivery: delivery.id },
+          'webhook attempt failed to complete',
+        );
+      })
+      .finally(() => {
+        inFlight.delete(delivery.id);
+        wake(); // a slot is free, and the endpoint's next event may be due
       });
-    }
-    const delivery = await claimDue(db, { lock: false, skipEndpoints: [...inFlight] });
-    // Another lane of this process may have taken the same one between the query and now.
-    if (!delivery || inFlight.has(delivery.endpointId)) return false;
-    inFlight.add(delivery.endpointId);
-    try {
-      await attempt(delivery, db);
-    } finally {
-      inFlight.delete(delivery.endpointId);
-    }
-    return true;
+    inFlight.set(delivery.id, { done, abandon });
   }
 
-  async function lane(index: number): Promise<void> {
+  async function loop(): Promise<void> {
+    if (kind === 'pglite') {
+      const released = await releaseAllLeases(db).catch(() => 0);
+      if (released > 0)
+        log.info({ worker: workerId, released }, 'webhook leases of a stopped process released');
+    }
     while (!stopped) {
-      let worked = false;
-      try {
-        worked = await processOne();
-      } catch (error) {
-        if (stopped) break;
-        log.error({ err: error, worker: workerId }, 'webhook worker failed; trying again shortly');
-        await sleep(ERROR_BACKOFF_MS);
-        continue;
+      const free = concurrency - inFlight.size;
+      let claimed = 0;
+      if (free > 0) {
+        const lease: Lease = { owner: `${workerId}.${++claims}` };
+        try {
+          const due = await claimDue(db, { owner: lease.owner, leaseMs, limit: free });
+          claimed = due.length;
+          for (const delivery of due) start(delivery, lease);
+        } catch (error) {
+          if (stopped) break;
+          log.error({ err: error, worker: workerId }, 'webhook worker failed; trying again shortly');
+          await pause(ERROR_BACKOFF_MS);
+          continue;
+        }
       }
       if (stopped) break;
-      if (worked) {
-        wakeAll();
-        continue;
-      }
-      // Idle: the first lane polls, the others wait until it finds work (or a slow poll of their own).
-      await sleep(index === 0 ? pollIntervalMs : pollIntervalMs * 10);
+      // All slots just filled: look again as soon as one frees. Otherwise nothing more is due now.
+      if (claimed > 0 && claimed === free) continue;
+      await pause(inFlight.size >= concurrency ? 2 ** 31 - 1 : pollIntervalMs);
     }
   }
 
-  const lanes = Array.from({ length: concurrency }, (_, index) => lane(index));
+  const looping = loop();
   log.info({ worker: workerId, storage: kind, concurrency }, 'webhook worker started');
 
   let stopping: Promise<void> | null = null;
   const worker: WebhookWorker = {
-    wake: wakeAll,
-    stop() {
+    wake,
+    stop(stopOptions = {}) {
       stopping ??= (async () => {
         stopped = true;
         running.delete(worker);
-        wakeAll();
-        await Promise.allSettled(lanes);
+        wake();
+        await looping;
+        const attempts = [...inFlight.values()];
+        let timer: NodeJS.Timeout | undefined;
+        if (stopOptions.graceMs !== undefined && attempts.length > 0) {
+          timer = setTimeout(() => {
+            for (const { abandon } of inFlight.values()) abandon.abort();
+          }, stopOptions.graceMs);
+        }
+        await Promise.allSettled(attempts.map((entry) => entry.done));
+        clearTimeout(timer);
         log.info({ worker: workerId }, 'webhook worker stopped');
       })();
       return stopping;

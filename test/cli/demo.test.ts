@@ -28,7 +28,9 @@ describe(`demo on a fresh database (${testStorage()})`, { timeout: PROCESS_TEST_
   const demos: DemoOutput[] = [];
 
   beforeAll(async () => {
-    storage = await createCliStorage({ migrated: false });
+    // PostgreSQL: an empty database (the command line says to migrate it). PGlite: a migrated
+    // copy; creating a new cluster is test/cli/start.test.ts's.
+    storage = await createCliStorage({ migrated: testStorage() === 'pglite' });
   });
   afterAll(async () => {
     await server?.stop();

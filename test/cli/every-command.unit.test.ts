@@ -74,6 +74,8 @@ const BAD_ARGUMENTS: Record<string, string[][]> = {
   'webhooks test': [['1e3']],
   'webhooks deliveries': [['abc'], ['1', '--limit', '0'], ['1', '--limit', 'many']],
   'webhooks resend': [['nope']],
+  backup: [['one.tar.gz', 'two.tar.gz'], []],
+  restore: [['copy.tar.gz', '--force=yes'], []],
 };
 
 describe('every operator command', () => {

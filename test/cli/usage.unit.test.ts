@@ -35,8 +35,8 @@ const DECISIONS_COMMANDS = [
   'webhooks deliveries',
   'webhooks resend',
 ];
-/** Added for operators (issue 13): look-ups without the API, and the audit trail. */
-const OPERATOR_COMMANDS = ['customers list', 'invoices list', 'audit'];
+/** Added for operators: look-ups without the API, and the audit trail (issue 13); backups (issue 20). */
+const OPERATOR_COMMANDS = ['customers list', 'invoices list', 'audit', 'backup', 'restore'];
 
 describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let dir: string;

@@ -4,9 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FetchFunction,
+  type InvoiceLineCreate,
   PartnerApi,
   PartnerApiError,
   type PartnerApiOptions,
+  responseOf,
 } from '../../clients/typescript/src/index.js';
 import { customers } from '../../src/db/schema.js';
 import { issueInvoice, recordReceipt } from '../../src/operations/invoices.js';
@@ -68,13 +70,13 @@ describe('TypeScript client: every method against a real server', () => {
       tenant_name: 'Cliente da Biblioteca, Lda',
       mode: 'live',
     });
-    expect(client.lastResponse).toEqual({
+    expect(responseOf(ping)).toEqual({
       status: 200,
       requestId: ping.request_id,
       replayed: false,
       rateLimit: { limit: expect.any(Number), remaining: expect.any(Number), retryAfterSeconds: null },
+      attempts: 1,
     });
-    expect(client.lastRateLimit).toEqual(client.lastResponse?.rateLimit);
     expect(sent.at(-1)?.headers.authorization).toBe(`Bearer ${tenant.key}`);
     expect(sent.at(-1)?.headers).not.toHaveProperty('origin');
   });
@@ -121,12 +123,29 @@ describe('TypeScript client: every method against a real server', () => {
   it('a write with its own key, sent again, is replayed: the same record, nothing new', async () => {
     const key = `order-${Date.now()}-0001`;
     const first = await client.customers.create({ name: 'Pedido Repetido' }, { idempotencyKey: key });
-    expect(client.lastResponse?.replayed).toBe(false);
+    expect(responseOf(first)).toMatchObject({ status: 201, replayed: false });
     const again = await client.customers.create({ name: 'Pedido Repetido' }, { idempotencyKey: key });
-    expect(client.lastResponse?.replayed).toBe(true);
+    expect(responseOf(again)).toMatchObject({ status: 201, replayed: true });
     expect(again).toEqual(first);
-    const { pagination } = await client.customers.list({ search: 'Pedido Repetido' });
-    expect(pagination.total).toBe(1);
+    const page = await client.customers.list({ search: 'Pedido Repetido' });
+    expect(page.pagination.total).toBe(1);
+    expect(responseOf(page)).toMatchObject({ status: 200, replayed: false });
+    expect(responseOf(page.data[0]!)).toBeUndefined();
+  });
+
+  it('concurrent calls each keep their own response details (nothing shared by the client)', async () => {
+    const key = `order-${Date.now()}-0002`;
+    await client.customers.create({ name: 'Pedido Concorrente' }, { idempotencyKey: key });
+    const [replayed, fresh, ping] = await Promise.all([
+      client.customers.create({ name: 'Pedido Concorrente' }, { idempotencyKey: key }),
+      client.customers.create({ name: 'Pedido Novo' }),
+      client.ping(),
+    ]);
+    expect(responseOf(replayed)).toMatchObject({ status: 201, replayed: true });
+    expect(responseOf(fresh)).toMatchObject({ status: 201, replayed: false });
+    expect(responseOf(ping)).toMatchObject({ status: 200, requestId: ping.request_id });
+    const ids = [replayed, fresh, ping].map((result) => responseOf(result)?.requestId);
+    expect(new Set(ids).size).toBe(3);
   });
 
   it('products: money goes as decimal strings, written digit for digit, and comes back as strings', async () => {
@@ -262,6 +281,19 @@ describe('TypeScript client: every method against a real server', () => {
       '?page=3&per_page=100',
       '?page=4&per_page=100',
     ]);
+
+    // A smaller page size of your choice: the same items.
+    sent = [];
+    const small: number[] = [];
+    for await (const customer of bigClient.customers.listAll({ per_page: 90, sort: 'created_at' }))
+      small.push(customer.id);
+    expect(new Set(small)).toEqual(new Set(ids));
+    expect(sent.map((request) => new URL(request.url).searchParams.get('page'))).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+    ]);
   });
 
   it('a 422 is a PartnerApiError with the field errors, sent once', async () => {
@@ -271,7 +303,8 @@ describe('TypeScript client: every method against a real server', () => {
       client.invoices.create({
         customer_id: customer.id,
         invoice_date: '2026-02-01',
-        items: [{ quantity: 1, price: '12,50' }],
+        // A line without its product, as a program built without the types could send it.
+        items: [{ quantity: 1, price: '12,50' } as InvoiceLineCreate],
       }),
     );
     // "12,50" is not a decimal: it travels as a string, and the API names the field.
@@ -283,7 +316,6 @@ describe('TypeScript client: every method against a real server', () => {
     expect(error.message).toEqual(expect.any(String));
     expect(error.hint).toEqual(expect.any(String));
     expect(error.docUrl).toMatch(/\/errors#validation_failed$/);
-    expect(error.requestId).toBe(client.lastResponse?.requestId);
     expect(error.requestId).toMatch(/^req_/);
     expect(error.attempts).toBe(1);
     expect(sent).toHaveLength(1);

@@ -65,6 +65,13 @@ describe('TypeScript client: the built package', () => {
         'Payments',
         'Products',
         'VERSION',
+        'WebhookVerificationError',
+        'compactNuit',
+        'formatNuit',
+        'isValidNuit',
+        'nuitCheckDigit',
+        'responseOf',
+        'verifyWebhook',
       ].sort(),
     );
     // The built code imports nothing but its own files.

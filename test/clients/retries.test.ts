@@ -6,18 +6,31 @@ import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  type PaceInfo,
   PartnerApi,
   PartnerApiError,
   PartnerApiNetworkError,
   type PartnerApiOptions,
   type RetryInfo,
+  responseOf,
 } from '../../clients/typescript/src/index.js';
 import { API_PREFIX } from '../../src/app.js';
 import { customers, idempotencyKeys, invoices } from '../../src/db/schema.js';
 import { type ListeningApp, RecordingProxy, startListeningApp } from '../helpers/client-server.js';
+import { type MovableClock, movableClock } from '../helpers/clock.js';
 import { createTenant, type Tenant } from '../helpers/context.js';
 
 const BASE_DELAY_MS = 20;
+
+/** The backoff waits: each a random wait between half of and the whole base x 1, 2, 4, 8 (jitter). */
+function expectBackoff(retries: RetryInfo[], multiples: number[]): void {
+  expect(retries.map((r) => r.attempt)).toEqual(multiples.map((_, i) => i + 1));
+  retries.forEach((retry, i) => {
+    const ceiling = multiples[i]! * BASE_DELAY_MS;
+    expect(retry.delayMs, `wait before attempt ${i + 2}`).toBeGreaterThanOrEqual(ceiling / 2);
+    expect(retry.delayMs, `wait before attempt ${i + 2}`).toBeLessThanOrEqual(ceiling);
+  });
+}
 
 async function rejection(call: Promise<unknown>): Promise<unknown> {
   return call.then(
@@ -73,10 +86,10 @@ describe('TypeScript client: retries through a proxy', () => {
     ]);
     expect(posts[1]?.body.equals(posts[0]!.body)).toBe(true);
     expect(posts[1]?.headers['idempotency-key']).toBe(posts[0]?.headers['idempotency-key']);
-    expect(client.lastResponse?.replayed).toBe(true);
+    expect(responseOf(created)).toMatchObject({ status: 201, replayed: true, attempts: 2 });
     expect(retries).toHaveLength(1);
     expect(retries[0]?.error).toBeInstanceOf(PartnerApiNetworkError);
-    expect(retries[0]).toMatchObject({ attempt: 1, delayMs: BASE_DELAY_MS });
+    expectBackoff(retries, [1]);
     expect(retries[0]?.idempotencyKey).toBe(posts[0]?.headers['idempotency-key']);
 
     const rows = await server.db.select().from(customers).where(eq(customers.name, 'Resposta Perdida'));
@@ -107,24 +120,39 @@ describe('TypeScript client: retries through a proxy', () => {
     expect(posts).toHaveLength(3);
     expect(new Set(posts.map((p) => p.body.toString('utf8'))).size).toBe(1);
     expect(new Set(posts.map((p) => p.headers['idempotency-key'])).size).toBe(1);
-    expect(retries.map((r) => r.delayMs)).toEqual([BASE_DELAY_MS, 2 * BASE_DELAY_MS]);
+    expectBackoff(retries, [1, 2]);
     const rows = await server.db.select().from(invoices).where(eq(invoices.customerId, customer.id));
     expect(rows.map((row) => row.id)).toEqual([invoice.id]);
   });
 
-  it('5xx: retried with base, 2x, 4x, 8x; the fifth failure is thrown', async () => {
+  it('5xx: retried with base, 2x, 4x, 8x (each with jitter); the fifth failure is thrown', async () => {
     proxy.plan = () => ({ kind: 'answer', status: 502 });
     const client = clientVia(proxy.baseUrl);
     const error = await rejection(client.ping());
     expect(error).toBeInstanceOf(PartnerApiError);
     expect(error).toMatchObject({ status: 502, code: null, attempts: 5 });
     expect(proxy.requests).toHaveLength(5);
-    expect(retries.map((r) => [r.attempt, r.delayMs])).toEqual([
-      [1, BASE_DELAY_MS],
-      [2, 2 * BASE_DELAY_MS],
-      [3, 4 * BASE_DELAY_MS],
-      [4, 8 * BASE_DELAY_MS],
-    ]);
+    expectBackoff(retries, [1, 2, 4, 8]);
+  });
+
+  it('the backoff is jittered: clients failing together do not retry together', async () => {
+    proxy.plan = () => ({ kind: 'answer', status: 502 });
+    const waits: number[] = [];
+    await Promise.all(
+      Array.from({ length: 8 }, () =>
+        rejection(
+          clientVia(proxy.baseUrl, {
+            maxRetries: 1,
+            retryBaseDelayMs: 1000,
+            onRetry: (info) => waits.push(info.delayMs),
+          }).ping(),
+        ),
+      ),
+    );
+    expect(waits).toHaveLength(8);
+    for (const wait of waits) expect(wait).toBeGreaterThanOrEqual(500);
+    for (const wait of waits) expect(wait).toBeLessThanOrEqual(1000);
+    expect(new Set(waits).size).toBeGreaterThan(1);
   });
 
   it('5xx on a write: every attempt has the same key and bytes; the one that passes creates it', async () => {
@@ -143,7 +171,7 @@ describe('TypeScript client: retries through a proxy', () => {
       new Set(['{"name":"Depois de Dois 503","type":"GOODS","inventory":"INVENTORY","price":7.25}']),
     );
     expect(new Set(posts.map((p) => p.headers['idempotency-key'])).size).toBe(1);
-    expect(client.lastResponse?.replayed).toBe(false);
+    expect(responseOf(product)).toMatchObject({ status: 201, replayed: false, attempts: 3 });
   });
 
   it('maxRetries bounds the attempts; Retry-After on a 503 is waited instead of the backoff', async () => {
@@ -187,7 +215,7 @@ describe('TypeScript client: retries through a proxy', () => {
     const error = await rejection(clientVia(url).ping());
     expect(error).toBeInstanceOf(PartnerApiNetworkError);
     expect(error).toMatchObject({ timedOut: false, attempts: 5 });
-    expect(retries.map((r) => r.delayMs)).toEqual([1, 2, 4, 8].map((n) => n * BASE_DELAY_MS));
+    expectBackoff(retries, [1, 2, 4, 8]);
   });
 
   it('409 idempotency_request_in_flight: waits its Retry-After and retries with the same key', async () => {
@@ -242,30 +270,36 @@ describe('TypeScript client: a 429 of a low limit is waited out (memory limits, 
     tenant = await createTenant(server.db, { name: 'Limite Baixo, Lda' });
   });
   afterAll(() => server.close());
+  // The pacing tests move the server's clock on at the real rate (helpers/clock.ts): the client
+  // waits the real seconds the server announces, and must find the window reset when it goes.
+  let clock: MovableClock | null = null;
   afterEach(() => {
     vi.useRealTimers();
+    clock?.restore();
+    clock = null;
   });
 
   it('waits Retry-After, then the retry passes in the next window', async () => {
-    // The clock moves on by itself; the test jumps it to near the end of the minute window, so
-    // the wait is two real seconds instead of up to sixty.
-    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    // The test moves the server's clock to about 2 s before the end of the minute window that
+    // the first ping opened, so the wait is a second or two instead of up to sixty.
+    clock = movableClock();
+    const first = new PartnerApi({ apiKey: tenant.key, baseUrl: server.baseUrl });
+    const remaining: (number | null | undefined)[] = [];
+    remaining.push(responseOf(await first.ping())?.rateLimit?.remaining);
+    const opened = Date.now();
+    for (let i = 0; i < 2; i++) remaining.push(responseOf(await first.ping())?.rateLimit?.remaining);
+    expect(remaining).toEqual([2, 1, 0]);
+    clock.advance(opened + 58_000 - Date.now());
+
+    // Another process with the same key knows nothing of the spent budget: it meets the 429.
     const retries: RetryInfo[] = [];
-    const client = new PartnerApi({
+    const other = new PartnerApi({
       apiKey: tenant.key,
       baseUrl: server.baseUrl,
       retryBaseDelayMs: BASE_DELAY_MS,
       onRetry: (info) => retries.push(info),
     });
-    const remaining: (number | null | undefined)[] = [];
-    for (let i = 0; i < 3; i++) {
-      await client.ping();
-      remaining.push(client.lastRateLimit?.remaining);
-    }
-    expect(remaining).toEqual([2, 1, 0]);
-    vi.setSystemTime(Date.now() + 58_800);
-
-    const ping = await client.ping();
+    const ping = await other.ping();
     expect(ping.tenant_id).toBe(tenant.companyId);
     expect(retries).toHaveLength(1);
     const [retry] = retries;
@@ -273,10 +307,72 @@ describe('TypeScript client: a 429 of a low limit is waited out (memory limits, 
     expect(retry?.error).toMatchObject({
       status: 429,
       code: 'rate_limit_exceeded',
-      rateLimit: { limit: 3, remaining: 0, retryAfterSeconds: 2 },
+      rateLimit: { limit: 3, remaining: 0 },
     });
-    expect(retry?.delayMs).toBe(2000);
-    expect(client.lastRateLimit).toEqual({ limit: 3, remaining: 2, retryAfterSeconds: null });
+    // The window ends about 2 s after the jump, less the time the 429 took.
+    const retryAfter = (retry!.error as PartnerApiError).rateLimit?.retryAfterSeconds;
+    expect([1, 2]).toContain(retryAfter);
+    expect(retry?.delayMs).toBe((retryAfter ?? 0) * 1000);
+    expect(responseOf(ping)).toMatchObject({
+      status: 200,
+      attempts: 2,
+      rateLimit: { limit: 3, remaining: 2, retryAfterSeconds: null },
+    });
+  });
+
+  it('pacing: a client that knows the limit is spent waits for its window instead of meeting a 429', async () => {
+    clock = movableClock();
+    const paced = await createTenant(server.db, { name: 'Ritmo Certo, Lda' });
+    const statuses: number[] = [];
+    const paces: PaceInfo[] = [];
+    const client = new PartnerApi({
+      apiKey: paced.key,
+      baseUrl: server.baseUrl,
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        statuses.push(response.status);
+        return response;
+      },
+      onPace: (info) => paces.push(info),
+    });
+    await client.ping();
+    const opened = Date.now();
+    await client.ping();
+    // Near the end of the window, so that its reset (the wait) is two or three seconds away.
+    clock.advance(opened + 57_500 - Date.now());
+    expect(responseOf(await client.ping())?.rateLimit?.remaining).toBe(0);
+    expect(client.rateLimits()).toContainEqual(
+      expect.objectContaining({ name: 'key-minute', quota: 3, windowSeconds: 60, remaining: 0 }),
+    );
+    const started = performance.now();
+    const fourth = await client.ping();
+    expect(fourth.tenant_id).toBe(paced.companyId);
+    expect(paces).toEqual([{ kind: 'read', limit: 'key-minute', delayMs: expect.any(Number) }]);
+    expect(paces[0]!.delayMs).toBeGreaterThan(0);
+    expect(paces[0]!.delayMs).toBeLessThanOrEqual(3000);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(paces[0]!.delayMs - 100);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+  });
+
+  it('pacing: concurrent calls share what the client knows, and none meets a 429', async () => {
+    clock = movableClock();
+    const paced = await createTenant(server.db, { name: 'Ritmo Partilhado, Lda' });
+    const statuses: number[] = [];
+    const client = new PartnerApi({
+      apiKey: paced.key,
+      baseUrl: server.baseUrl,
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        statuses.push(response.status);
+        return response;
+      },
+    });
+    await client.ping(); // opens the window; two requests left in it
+    clock.advance(57_000);
+    const pings = await Promise.all(Array.from({ length: 5 }, () => client.ping()));
+    expect(pings.map((ping) => ping.tenant_id)).toEqual(Array(5).fill(paced.companyId));
+    expect(statuses).toHaveLength(6);
+    expect(statuses.every((status) => status === 200)).toBe(true);
   });
 
   it('a Retry-After longer than maxRetryWaitMs ends the call with the 429', async () => {

@@ -128,7 +128,7 @@ describe('customers: list rules', () => {
     });
   });
 
-  it('refuses bad parameters with invalid_query_parameter and a useful hint; ignores unknown ones', async () => {
+  it('refuses bad and unknown parameters with invalid_query_parameter and a useful hint (decisions.md: "Unknown query parameters give 422 invalid_query_parameter")', async () => {
     const cases: [string, string][] = [
       ['?sort=email', 'name, created_at, updated_at'],
       ['?order=up', 'asc, desc'],
@@ -145,6 +145,11 @@ describe('customers: list rules', () => {
       expect(res.json().error.code).toBe('invalid_query_parameter');
       expect(res.json().error.hint, query).toContain(hint);
     }
-    expect((await list('?color=blue')).statusCode).toBe(200);
+    const unknown = await list('?color=blue');
+    expect(unknown.statusCode).toBe(422);
+    expect(unknown.json().error.message).toContain('"color"');
+    expect(unknown.json().error.hint).toBe(
+      'Parâmetros deste pedido: page, per_page, sort, order, search, type, updated_since.',
+    );
   });
 });

@@ -19,6 +19,8 @@ const API_HEADERS = [
   'x-request-id',
   'x-ratelimit-limit',
   'x-ratelimit-remaining',
+  'ratelimit-policy',
+  'ratelimit',
   'retry-after',
   'idempotency-replay',
 ];

@@ -52,6 +52,8 @@ export interface LimitedAppOptions {
   /** Key namespace in Redis; give two apps the same one to share counts. */
   prefix?: string;
   logger?: RateLimitLogger;
+  /** Longest wait for Redis before the app answers (the limiter's default otherwise). */
+  startTimeoutMs?: number;
 }
 
 /** An app over an existing test database, with its own limiter built from the env given. */
@@ -59,7 +61,10 @@ export async function limitedApp(options: LimitedAppOptions): Promise<LimitedApp
   const redis = options.store === 'redis' ? { REDIS_URL: options.redisUrl ?? TEST_REDIS_URL } : {};
   const config = loadConfig({ DOCS_URL: TEST_DOCS_URL, ...GENEROUS_LIMITS, ...options.env, ...redis });
   const prefix = options.prefix ?? uniquePrefix();
-  const limiter = createRateLimiter(config, options.logger, { keyPrefix: prefix });
+  const limiter = createRateLimiter(config, options.logger, {
+    keyPrefix: prefix,
+    ...(options.startTimeoutMs === undefined ? {} : { startTimeoutMs: options.startTimeoutMs }),
+  });
   const app = checkConformance(
     await buildApp({ config, database: options.database.handle, logger: false, rateLimiter: limiter }),
   );
@@ -140,6 +145,14 @@ export function limitHeaders(res: LightMyRequestResponse): { limit: string; rema
   return {
     limit: String(res.headers['x-ratelimit-limit']),
     remaining: String(res.headers['x-ratelimit-remaining']),
+  };
+}
+
+/** The IETF draft's headers of a response: RateLimit-Policy and RateLimit, as sent. */
+export function draftHeaders(res: LightMyRequestResponse): { policy: string; rateLimit: string } {
+  return {
+    policy: String(res.headers['ratelimit-policy']),
+    rateLimit: String(res.headers.ratelimit),
   };
 }
 

@@ -84,6 +84,7 @@ describe('schema errors and own rules in one answer', () => {
           { product_id: productId, quantity: 1 },
           { product_id: foreignProductId, quantity: 1, price: 10, tax_id: foreignTaxId },
           { product_id: productId, quantity: 1, price: 10.005, unit_cost: 2 },
+          { product_id: 999999, quantity: 1, price: 10 },
         ],
       },
     });
@@ -95,8 +96,11 @@ describe('schema errors and own rules in one answer', () => {
       'items.2.tax_id': [expect.any(String)],
       'items.3.price': [expect.any(String)],
       'items.3.unit_cost': ['campo não permitido'],
+      'items.4.product_id': [expect.any(String)],
     });
-    // A foreign product reads exactly like a missing one.
-    expect(errorsOf(res)['items.2.product_id']).toEqual(errorsOf(res)['items.0.product_id']);
+    // Contract 2.6: "a nonexistent id and another company's id give an identical 422 message".
+    expect(errorsOf(res)['items.2.product_id']).toEqual(errorsOf(res)['items.4.product_id']);
+    // A missing product_id has its own message (what to do without one).
+    expect(errorsOf(res)['items.0.product_id']).not.toEqual(errorsOf(res)['items.2.product_id']);
   });
 });

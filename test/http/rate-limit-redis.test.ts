@@ -2,11 +2,16 @@
 // traffic (killed, frozen, absent at start): the API keeps answering from per-instance counters,
 // logs once per outage, never waits long, and counts in Redis again once it is back. The failure
 // tests use a redis-server of their own on a free port; the shared one is never touched.
+import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { API_PREFIX } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import type { ApiError } from '../../src/errors.js';
+import { createRateLimiter } from '../../src/http/rate-limit.js';
 import { createApiKey } from '../../src/operations/api-keys.js';
-import { asOperator, createTenant, type Tenant } from '../helpers/context.js';
+import { asOperator, createTenant, GENEROUS_LIMITS, type Tenant } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import {
   deleteRedisKeys,
@@ -213,6 +218,95 @@ describe('rate limits in Redis under concurrency', () => {
   });
 });
 
+/** 60 requests with bad keys sent at once over real HTTP, alternating between the given servers. */
+async function badKeyBurst(urls: string[], count = 60): Promise<number[]> {
+  const answers = await Promise.all(
+    Array.from({ length: count }, (_, index) =>
+      fetch(`${urls[index % urls.length]}${API_PREFIX}/ping`, {
+        headers: { authorization: `Bearer svc_sk_live_${randomBytes(24).toString('hex')}` },
+      }).then(async (res) => {
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    ),
+  );
+  return answers;
+}
+
+async function listening(limited: LimitedApp): Promise<string> {
+  await limited.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = limited.app.server.address();
+  if (typeof address !== 'object' || !address) throw new Error('not listening');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+describe('per-IP limit across instances, exact from the first request', () => {
+  const LIMIT_30 =
+    'contract section 8 "Requests per minute without a valid key, per IP: 30": of 60 concurrent bad keys across two instances exactly 30 get 401';
+
+  it(`${LIMIT_30}, sent the moment both instances answer`, async () => {
+    const prefix = uniquePrefix();
+    const env = { RATE_LIMIT_IP_PER_MINUTE: '30' };
+    const logger = memoryLogger();
+    const [a, b] = await Promise.all([start({ env, prefix, logger }), start({ env, prefix, logger })]);
+    const statuses = await badKeyBurst([await listening(a), await listening(b)]);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(30);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(30);
+    expect(logger.entries).toEqual([]);
+  });
+
+  it(`${LIMIT_30}, also when Redis comes up only after the instances started (nothing counted alone)`, async () => {
+    const server = await privateRedis();
+    const logger = memoryLogger();
+    const prefix = uniquePrefix();
+    const options = { redisUrl: server.url, env: { RATE_LIMIT_IP_PER_MINUTE: '30' }, prefix, logger };
+    // Both instances start while Redis is not there yet; they wait for it before answering.
+    const starting = Promise.all([start(options), start(options)]);
+    await sleep(1500);
+    await server.start();
+    const [a, b] = await starting;
+    expect([a.limiter.storeState(), b.limiter.storeState()]).toEqual(['redis', 'redis']);
+    const statuses = await badKeyBurst([await listening(a), await listening(b)]);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(30);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(30);
+    // Never counted in memory: nothing to warn about.
+    expect(logger.entries).toEqual([]);
+  });
+});
+
+describe('a busy process is not a slow Redis', () => {
+  it('the 31st request is refused even when the event loop was held up past the command timeout while Redis answered', async () => {
+    const prefix = uniquePrefix();
+    sharedPrefixes.push(prefix);
+    const config = loadConfig({
+      ...GENEROUS_LIMITS,
+      RATE_LIMIT_IP_PER_MINUTE: '30',
+      REDIS_URL: TEST_REDIS_URL,
+    });
+    const logger = memoryLogger();
+    const first = createRateLimiter(config, logger, { keyPrefix: prefix });
+    const second = createRateLimiter(config, logger, { keyPrefix: prefix });
+    onTestFinished(() => Promise.all([first.close(), second.close()]).then(() => {}));
+    await Promise.all([first.ready(), second.ready()]);
+    for (let i = 0; i < 30; i++) await first.consumeAnonymous('192.0.2.31');
+
+    // The 31st, on the other instance: its script goes out, then this process is busy for longer
+    // than the 250 ms command timeout while Redis answers.
+    const thirtyFirst = second.consumeAnonymous('192.0.2.31').then(
+      () => 'passed',
+      (error: unknown) => (error as ApiError).code,
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const busyUntil = Date.now() + 600;
+    while (Date.now() < busyUntil) {
+      // a long synchronous task (a big JSON, a slow regex, a stalled VM)
+    }
+    expect(await thirtyFirst).toBe('rate_limit_exceeded');
+    expect(logger.entries).toEqual([]);
+    expect(second.storeState()).toBe('redis');
+  });
+});
+
 describe('rate limits when Redis fails', () => {
   let tenant: Tenant;
 
@@ -306,14 +400,26 @@ describe('rate limits when Redis fails', () => {
     );
   });
 
-  it('serves with per-instance limits when Redis is absent at start, and moves to Redis when it appears', async () => {
+  it('serves with per-instance limits when Redis is absent at start (after a bounded wait, logged), and moves to Redis when it appears', async () => {
     const server = await privateRedis();
     const logger = memoryLogger();
-    const limited = await start({ redisUrl: server.url, logger, env: { RATE_LIMIT_KEY_PER_MINUTE: '5' } });
-    const responses: LightMyRequestResponse[] = [];
     const startedAt = performance.now();
+    const limited = await start({
+      redisUrl: server.url,
+      logger,
+      startTimeoutMs: 1000,
+      env: { RATE_LIMIT_KEY_PER_MINUTE: '5' },
+    });
+    // The app waited for Redis (1 s here) before it answered anything, then said why it counts alone.
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(950);
+    expect(logger.entries.map((entry) => [entry.level, entry.msg])).toEqual([
+      ['warn', 'rate limits: Redis unreachable, counting in this instance only until it is back'],
+    ]);
+    expect(limited.limiter.storeState()).toBe('redis-fallback');
+    const responses: LightMyRequestResponse[] = [];
+    const firstRequestAt = performance.now();
     for (let i = 0; i < 6; i++) responses.push(await get(limited.app, '/ping', { key: tenant.key }));
-    const elapsed = performance.now() - startedAt;
+    const elapsed = performance.now() - firstRequestAt;
     // Counted in memory: the limit still holds, per instance, without waiting for Redis each time
     // (six 1-second connect timeouts would be 6 s).
     expect(responses.map((res) => res.statusCode)).toEqual([200, 200, 200, 200, 200, 429]);

@@ -12,7 +12,7 @@ import { ApiError } from '../../src/errors.js';
 import { createRateLimiter, type KeyUsage, type RateLimiter } from '../../src/http/rate-limit.js';
 import { createApiKey, revokeApiKey } from '../../src/operations/api-keys.js';
 import { asOperator, createTenant, GENEROUS_LIMITS, TEST_DOCS_URL } from '../helpers/context.js';
-import { get, limitHeaders, post, type Store, useLimitedApps } from '../helpers/rate-limit.js';
+import { draftHeaders, get, limitHeaders, post, type Store, useLimitedApps } from '../helpers/rate-limit.js';
 import { TEST_REDIS_URL } from '../helpers/services.js';
 
 const MINUTE_RETRY_AFTER = { min: 1, max: 60 };
@@ -165,6 +165,80 @@ describe.each<Store>(['memory', 'redis'])('rate limits in %s', (store) => {
     expect(valid.headers['x-ratelimit-limit']).toBe('1000000');
   });
 
+  it('contract section 8 "Requests per minute without a valid key, per IP: 30": 60 concurrent bad keys, exactly 30 get 401', async () => {
+    const { app } = await start({ RATE_LIMIT_IP_PER_MINUTE: '30' });
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        get(app, '/ping', {
+          key: `svc_sk_live_${String(i).padStart(40, 'x')}`,
+          remoteAddress: '203.0.113.60',
+        }),
+      ),
+    );
+    const statuses = answers.map((res) => res.statusCode);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(30);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(30);
+  });
+
+  it('every response carries RateLimit-Policy (each limit that counted it) and RateLimit (the tightest: remaining, reset)', async () => {
+    const { app } = await start({
+      RATE_LIMIT_KEY_PER_MINUTE: '60',
+      RATE_LIMIT_KEY_WRITES_PER_MINUTE: '2',
+      RATE_LIMIT_KEY_PER_DAY: '5000',
+      RATE_LIMIT_COMPANY_PER_MINUTE: '120',
+      RATE_LIMIT_IP_PER_MINUTE: '2',
+    });
+    const tenant = await createTenant(testDatabase().handle.db);
+    const readPolicy = '"key-minute";q=60;w=60, "key-day";q=5000;w=86400, "company-minute";q=120;w=60';
+    const writePolicy = `${readPolicy}, "key-writes-minute";q=2;w=60`;
+    const reset = (header: string) => Number(/;t=(\d+)$/.exec(header)?.[1]);
+
+    const read = await get(app, '/ping', { key: tenant.key });
+    expect(read.statusCode).toBe(200);
+    expect(draftHeaders(read).policy).toBe(readPolicy);
+    expect(draftHeaders(read).rateLimit).toMatch(/^"key-minute";r=59;t=\d+$/);
+    expect(reset(draftHeaders(read).rateLimit)).toBeGreaterThanOrEqual(55);
+    expect(reset(draftHeaders(read).rateLimit)).toBeLessThanOrEqual(60);
+
+    const write = await post(app, tenant.key);
+    expect(write.statusCode).toBe(201);
+    expect(draftHeaders(write).policy).toBe(writePolicy);
+    expect(draftHeaders(write).rateLimit).toMatch(/^"key-writes-minute";r=1;t=\d+$/);
+    expect(limitHeaders(write)).toEqual({ limit: '2', remaining: '1' });
+    expect((await post(app, tenant.key)).statusCode).toBe(201);
+    const refusedWrite = await post(app, tenant.key);
+    expect(refusedWrite.statusCode).toBe(429);
+    expect(draftHeaders(refusedWrite).policy).toBe(writePolicy);
+    expect(draftHeaders(refusedWrite).rateLimit).toMatch(/^"key-writes-minute";r=0;t=\d+$/);
+    expect(reset(draftHeaders(refusedWrite).rateLimit)).toBe(Number(refusedWrite.headers['retry-after']));
+
+    // A later refusal (404) still carries them.
+    const missing = await get(app, '/customers/999999', { key: tenant.key });
+    expect(missing.statusCode).toBe(404);
+    expect(draftHeaders(missing).policy).toBe(readPolicy);
+
+    // Without a valid key: the per-IP limit, on the 401 and on the 429.
+    const ip = '203.0.113.61';
+    const first = await get(app, '/ping', { remoteAddress: ip });
+    expect(first.statusCode).toBe(401);
+    expect(draftHeaders(first).policy).toBe('"ip-minute";q=2;w=60');
+    expect(draftHeaders(first).rateLimit).toMatch(/^"ip-minute";r=1;t=\d+$/);
+    expect(first.headers['x-ratelimit-limit']).toBeUndefined();
+    expect(draftHeaders(await get(app, '/ping', { remoteAddress: ip })).rateLimit).toMatch(
+      /^"ip-minute";r=0;t=\d+$/,
+    );
+    const over = await get(app, '/ping', { remoteAddress: ip });
+    expect(over.statusCode).toBe(429);
+    expect(draftHeaders(over).policy).toBe('"ip-minute";q=2;w=60');
+    expect(draftHeaders(over).rateLimit).toMatch(/^"ip-minute";r=0;t=\d+$/);
+
+    // Refused before any limit counts it (Origin, step 3): no limit to tell about.
+    const browser = await get(app, '/ping', { key: tenant.key, headers: { origin: 'https://shop.example' } });
+    expect(browser.statusCode).toBe(403);
+    expect(browser.headers['ratelimit-policy']).toBeUndefined();
+    expect(browser.headers.ratelimit).toBeUndefined();
+  });
+
   it('refused attempts still count, in every limit that applies to them', async () => {
     const { app, prefix } = await start({
       RATE_LIMIT_KEY_PER_MINUTE: '5',
@@ -293,6 +367,11 @@ describe('Retry-After: until the refused request would pass (memory store, contr
     return (error as ApiError).headers;
   }
 
+  /** RateLimit-Policy of a read with these quotas of key-minute, key-day and company-minute. */
+  const readPolicy = (keyMinute: number, keyDay: number, companyMinute: number) =>
+    `"key-minute";q=${keyMinute};w=60, "key-day";q=${keyDay};w=86400, "company-minute";q=${companyMinute};w=60`;
+  const GENEROUS = 1_000_000;
+
   it('rounds the rest of the window up to whole seconds; the retry after it passes, one earlier does not', async () => {
     const limiter = limiterWith({ RATE_LIMIT_KEY_PER_MINUTE: '2' });
     const usage: KeyUsage = { apiKeyId: 1, companyId: 1, isWrite: false };
@@ -303,6 +382,8 @@ describe('Retry-After: until the refused request would pass (memory store, contr
       'Retry-After': '40',
       'X-RateLimit-Limit': '2',
       'X-RateLimit-Remaining': '0',
+      'RateLimit-Policy': readPolicy(2, GENEROUS, GENEROUS),
+      RateLimit: '"key-minute";r=0;t=40',
     });
     advance(39_000);
     expect((await refusal(limiter.consumeKey(usage)))['Retry-After']).toBe('1');
@@ -310,6 +391,8 @@ describe('Retry-After: until the refused request would pass (memory store, contr
     expect(await limiter.consumeKey(usage)).toEqual({
       'X-RateLimit-Limit': '2',
       'X-RateLimit-Remaining': '1',
+      'RateLimit-Policy': readPolicy(2, GENEROUS, GENEROUS),
+      RateLimit: '"key-minute";r=1;t=60',
     });
   });
 
@@ -327,15 +410,24 @@ describe('Retry-After: until the refused request would pass (memory store, contr
       'Retry-After': '60',
       'X-RateLimit-Limit': '3',
       'X-RateLimit-Remaining': '0',
+      'RateLimit-Policy': readPolicy(2, GENEROUS, 3),
+      RateLimit: '"company-minute";r=0;t=30',
     });
     advance(30_000);
     expect(await refusal(limiter.consumeKey(a))).toEqual({
       'Retry-After': '30',
       'X-RateLimit-Limit': '2',
       'X-RateLimit-Remaining': '0',
+      'RateLimit-Policy': readPolicy(2, GENEROUS, 3),
+      RateLimit: '"key-minute";r=0;t=30',
     });
     advance(30_000);
-    expect(await limiter.consumeKey(a)).toEqual({ 'X-RateLimit-Limit': '2', 'X-RateLimit-Remaining': '1' });
+    expect(await limiter.consumeKey(a)).toEqual({
+      'X-RateLimit-Limit': '2',
+      'X-RateLimit-Remaining': '1',
+      'RateLimit-Policy': readPolicy(2, GENEROUS, 3),
+      RateLimit: '"key-minute";r=1;t=60',
+    });
   });
 
   it('the day limit refuses until its own window ends', async () => {
@@ -347,11 +439,15 @@ describe('Retry-After: until the refused request would pass (memory store, contr
       'Retry-After': String(23 * 3600),
       'X-RateLimit-Limit': '3',
       'X-RateLimit-Remaining': '0',
+      'RateLimit-Policy': readPolicy(GENEROUS, 3, GENEROUS),
+      RateLimit: `"key-day";r=0;t=${23 * 3600}`,
     });
     advance(23 * 3_600_000);
     expect(await limiter.consumeKey(usage)).toEqual({
       'X-RateLimit-Limit': '3',
       'X-RateLimit-Remaining': '2',
+      'RateLimit-Policy': readPolicy(GENEROUS, 3, GENEROUS),
+      RateLimit: '"key-day";r=2;t=86400',
     });
   });
 });

@@ -24,6 +24,7 @@ import {
   PRICE_PLACES,
   PRODUCT_REQUIRED,
   QUANTITY_PLACES,
+  UNKNOWN_PRODUCT,
   UNKNOWN_TAX,
 } from '../../src/invoices/service.js';
 import { createGlobalCustomer } from '../../src/operations/global-customers.js';
@@ -448,8 +449,8 @@ describe('invoices: creation of drafts', () => {
       });
     });
 
-    it('a line without product_id: the own rule, in Portuguese', async () => {
-      await expectErrors(body({ items: [{ quantity: 1, price: 10 }] }), {
+    it('contract 2.6 "every line must carry a product_id": a line without one gets the own rule, in Portuguese, with its index', async () => {
+      await expectErrors(body({ items: [{ quantity: 1, price: 10 } as never] }), {
         'items.0.product_id': [PRODUCT_REQUIRED],
       });
       await expectErrors(body({ items: [{ product_id: null, quantity: 1, price: 10 } as never] }), {
@@ -581,7 +582,7 @@ describe('invoices: creation of drafts', () => {
           invoice_date: '2026-03-10',
           due_date: '2026-03-01',
           items: [
-            { quantity: 1, price: 1 },
+            { quantity: 1, price: 1 } as never,
             { product_id: foreignProduct, quantity: 1, price: 1 },
             { product_id: 999999, quantity: 1, price: 1, tax_id: foreignTax },
             { product_id: service, quantity: 1.23456, price: 1.234, tax_id: 999999 },
@@ -591,8 +592,8 @@ describe('invoices: creation of drafts', () => {
         {
           due_date: [DUE_BEFORE_INVOICE_DATE],
           'items.0.product_id': [PRODUCT_REQUIRED],
-          'items.1.product_id': [PRODUCT_REQUIRED],
-          'items.2.product_id': [PRODUCT_REQUIRED],
+          'items.1.product_id': [UNKNOWN_PRODUCT],
+          'items.2.product_id': [UNKNOWN_PRODUCT],
           'items.2.tax_id': [UNKNOWN_TAX],
           'items.3.quantity': [QUANTITY_PLACES],
           'items.3.price': [PRICE_PLACES],
@@ -603,7 +604,7 @@ describe('invoices: creation of drafts', () => {
 
     it('a 422 stores nothing: the same idempotency key works once the body is fixed', async () => {
       const key = newKey();
-      const bad = await post(body({ items: [{ quantity: 1, price: 1 }] }), tenant.key, key);
+      const bad = await post(body({ items: [{ quantity: 1, price: 1 } as never] }), tenant.key, key);
       expect(bad.statusCode).toBe(422);
       const good = await post(body(), tenant.key, key);
       expect(good.statusCode).toBe(201);
@@ -652,8 +653,13 @@ describe('invoices: creation of drafts', () => {
         (await post(body({ items: [line as never] }))).json().error.errors;
       const foreignProductErrors = await errorsOf({ product_id: foreignProduct, quantity: 1, price: 1 });
       const missingProductErrors = await errorsOf({ product_id: 999999, quantity: 1, price: 1 });
-      expect(foreignProductErrors).toEqual({ 'items.0.product_id': [PRODUCT_REQUIRED] });
+      expect(foreignProductErrors).toEqual({ 'items.0.product_id': [UNKNOWN_PRODUCT] });
       expect(missingProductErrors).toEqual(foreignProductErrors);
+      // An unknown product is not a missing one: no advice to create the service as a product.
+      expect(UNKNOWN_PRODUCT).not.toContain('NON_INVENTORY');
+      for (const id of [0, -1, 99999999999]) {
+        expect(await errorsOf({ product_id: id, quantity: 1, price: 1 })).toEqual(foreignProductErrors);
+      }
       const foreignTaxErrors = await errorsOf({
         product_id: service,
         quantity: 1,

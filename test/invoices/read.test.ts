@@ -291,8 +291,14 @@ describe('invoices: reads', () => {
       }
     });
 
-    it('ignores unknown query parameters', async () => {
-      expect((await list('?company_id=1&foo=bar')).pagination.total).toBe(6);
+    it('decisions.md "Unknown query parameters give 422 invalid_query_parameter naming the parameter": company_id and foo are not filters', async () => {
+      const res = await get('/invoices?company_id=1&foo=bar');
+      expect(res.statusCode).toBe(422);
+      expect(res.json().error.code).toBe('invalid_query_parameter');
+      expect(res.json().error.message).toContain('"company_id", "foo"');
+      expect(res.json().error.hint).toBe(
+        'Parâmetros deste pedido: page, per_page, sort, order, status, customer_id, date_from, date_to, updated_since.',
+      );
     });
   });
 

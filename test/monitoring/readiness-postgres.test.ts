@@ -65,6 +65,15 @@ describe.runIf(testStorage() === 'postgres')('readiness while PostgreSQL goes aw
     expect(down.body.checks.database.reason).not.toMatch(/postgres:\/\/|127\.0\.0\.1|select/i);
     // Alive all the same: a restart would not help.
     expect((await fetch(`${ops.url}/healthz`)).status).toBe(200);
+    // Requests meanwhile are the retryable 503 with Retry-After, never a 500 (nothing was written).
+    for (const [method, path, body] of [
+      ['GET', '/ping', undefined],
+      ['POST', '/customers', { name: 'Cliente durante a falha' }],
+    ] as const) {
+      const response = await api(app, method, path, { key: tenant.key, body, idempotencyKey: 'outage-0001' });
+      expect(response.statusCode, `${method} ${path}`).toBe(503);
+      expect(response.headers['retry-after']).toBe('2');
+    }
 
     await proxy.start();
     const deadline = Date.now() + 15_000;

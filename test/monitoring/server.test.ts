@@ -184,6 +184,14 @@ describe(`operations server (${testStorage()})`, () => {
     expect(sample(after, 'invoicing_rate_limit_store', { store: 'memory' })).toBe(1);
     expect(sample(after, 'invoicing_rate_limit_redis_fallback')).toBe(0);
     expect(after).toContain('# TYPE invoicing_http_request_duration_seconds histogram');
+    // What runs, whether it is ready, and the webhook deliveries' counters and backlog.
+    expect(after).toMatch(
+      /^invoicing_build_info\{version="\d+\.\d+\.\d+",commit="([0-9a-f]{40}|unknown)",node_version="v\d+\.\d+\.\d+"\} 1$/m,
+    );
+    expect(sample(after, 'invoicing_ready')).toBe(1);
+    expect(after).toContain('# TYPE invoicing_webhook_attempts_total counter');
+    expect(after).toContain('# TYPE invoicing_webhook_deliveries_exhausted_total counter');
+    expect(sample(after, 'invoicing_webhook_deliveries_pending')).toBe(0);
     expect(after).toContain('invoicing_process_resident_memory_bytes');
     if (database.handle.pool) {
       expect(sample(after, 'invoicing_db_pool_connections', { state: 'max' })).toBe(20);
@@ -204,6 +212,7 @@ describe(`operations server (${testStorage()})`, () => {
       expect((await get(stopping, '/readyz')).status).toBe(200);
       stopping.markStopping();
       expect(await get(stopping, '/readyz')).toMatchObject({ status: 503, body: { status: 'stopping' } });
+      expect(sample((await get(stopping, '/metrics')).text, 'invoicing_ready')).toBe(0);
       expect((await get(stopping, '/healthz')).status).toBe(200);
     } finally {
       await stopping.close();

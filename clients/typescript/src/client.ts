@@ -1,7 +1,13 @@
 // PartnerApi: one object per partner key, with a resource per collection.
-import type { RateLimitInfo } from './errors.js';
 import { DECIMAL_FIELDS, encodeJson, type JsonPath } from './json.js';
-import { type FetchFunction, type ResponseInfo, type RetryInfo, Transport } from './transport.js';
+import { type PaceInfo, Pacer, type RateLimitState } from './pacing.js';
+import {
+  type CallResult,
+  type FetchFunction,
+  type ResponseInfo,
+  type RetryInfo,
+  Transport,
+} from './transport.js';
 import type {
   Customer,
   CustomerCreate,
@@ -40,6 +46,13 @@ export interface PartnerApiOptions {
   fetch?: FetchFunction;
   /** Called before each wait for a retry (for logs or metrics). */
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Wait before a request that a rate limit announced by the API (RateLimit headers) would refuse,
+   * instead of meeting a 429 (default true). Shared by every call of this object.
+   */
+  pacing?: boolean;
+  /** Called before each such wait. */
+  onPace?: (info: PaceInfo) => void;
 }
 
 /** Options of a read. */
@@ -58,12 +71,36 @@ export interface WriteOptions extends CallOptions {
 
 type Id = number | string;
 
+// Each call's own response details, keyed by the object the call returned: concurrent calls never
+// see each other's (no "last response" shared by the whole client).
+const RESPONSES = new WeakMap<object, ResponseInfo>();
+
+/**
+ * The response details (status, request id, replay, rate-limit headers, attempts) of the call
+ * that returned `result`: a resource, a page of a list, or a ping. Undefined for other objects
+ * (e.g. the items that `listAll` yields).
+ */
+export function responseOf(result: object): ResponseInfo | undefined {
+  return RESPONSES.get(result);
+}
+
+function remember<T>(result: CallResult<T>): T {
+  if (typeof result.body === 'object' && result.body !== null) RESPONSES.set(result.body, result.response);
+  return result.body;
+}
+
+/** The `data` of a call's body, remembered with the call's response details. */
+function data<T>(result: CallResult<{ data: T }>): T {
+  return remember({ body: result.body.data, response: result.response });
+}
+
 export class PartnerApi {
   readonly customers: Customers;
   readonly products: Products;
   readonly invoices: Invoices;
   readonly payments: Payments;
   private readonly transport: Transport;
+  private readonly pacer: Pacer | null;
 
   constructor(options: PartnerApiOptions) {
     if (typeof options?.apiKey !== 'string' || options.apiKey === '')
@@ -75,17 +112,21 @@ export class PartnerApi {
     if (!options.fetch && typeof platform.fetch !== 'function') {
       throw new TypeError('no fetch available: use Node 20+ or pass options.fetch');
     }
+    const maxRetryWaitMs = nonNegative('maxRetryWaitMs', options.maxRetryWaitMs, 60_000);
+    this.pacer = options.pacing === false ? null : new Pacer(maxRetryWaitMs, options.onPace);
     this.transport = new Transport({
       apiKey: options.apiKey,
       baseUrl: options.baseUrl,
       maxRetries: nonNegative('maxRetries', options.maxRetries, 4),
       timeoutMs: nonNegative('timeoutMs', options.timeoutMs, 30_000),
       retryBaseDelayMs: nonNegative('retryBaseDelayMs', options.retryBaseDelayMs, 1000),
-      maxRetryWaitMs: nonNegative('maxRetryWaitMs', options.maxRetryWaitMs, 60_000),
+      maxRetryWaitMs,
       // The platform's fetch is looked up on each call, so a fetch installed later is used too.
       fetch: options.fetch ?? ((url, init) => platform.fetch!(url, init)),
       userAgent: `invoicing-partner-api-typescript/${VERSION}`,
       onRetry: options.onRetry,
+      pacer: this.pacer,
+      random: Math.random,
     });
     this.customers = new Customers(this.transport);
     this.products = new Products(this.transport);
@@ -100,14 +141,9 @@ export class PartnerApi {
     );
   }
 
-  /** Status, request id, replay flag and rate-limit headers of the last answer. */
-  get lastResponse(): ResponseInfo | null {
-    return this.transport.lastResponse;
-  }
-
-  /** `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `Retry-After` of the last answer. */
-  get lastRateLimit(): RateLimitInfo | null {
-    return this.transport.lastResponse?.rateLimit ?? null;
+  /** The rate limits this client has learnt from the API's RateLimit headers, and what is left of each. */
+  rateLimits(): RateLimitState[] {
+    return this.pacer?.snapshot() ?? [];
   }
 }
 
@@ -115,10 +151,6 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value < 0) throw new TypeError(`${name} must be a number >= 0`);
   return value;
-}
-
-function data<T>(body: { data: T }): T {
-  return body.data;
 }
 
 function idPath(collection: string, id: Id): string {
@@ -133,19 +165,25 @@ class Collection<Item, One, Query extends object> {
   ) {}
 
   /** One page, with its `pagination`. */
-  list(query?: Query, options: CallOptions = {}): Promise<Page<Item>> {
-    return this.transport.call<Page<Item>>({
-      method: 'GET',
-      path: `/${this.collection}`,
-      query: query as Record<string, unknown> | undefined,
-      signal: options.signal,
-    });
+  async list(query?: Query, options: CallOptions = {}): Promise<Page<Item>> {
+    return remember(
+      await this.transport.call<Page<Item>>({
+        method: 'GET',
+        path: `/${this.collection}`,
+        query: query as Record<string, unknown> | undefined,
+        signal: options.signal,
+      }),
+    );
   }
 
-  /** Every item, page by page (100 a page) until `current_page` equals `last_page`. */
-  async *listAll(query?: Omit<Query, 'page' | 'per_page'>, options: CallOptions = {}): AsyncGenerator<Item> {
+  /**
+   * Every item, page by page until `current_page` equals `last_page`: `per_page` items a page
+   * (default 100, the most the API gives).
+   */
+  async *listAll(query?: Omit<Query, 'page'>, options: CallOptions = {}): AsyncGenerator<Item> {
+    const perPage = (query as { per_page?: number } | undefined)?.per_page ?? 100;
     for (let page = 1; ; page++) {
-      const result = await this.list({ ...query, page, per_page: 100 } as Query, options);
+      const result = await this.list({ ...query, page, per_page: perPage } as Query, options);
       yield* result.data;
       const { current_page, last_page } = result.pagination;
       if (current_page >= last_page || result.data.length === 0) return;

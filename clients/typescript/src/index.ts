@@ -7,9 +7,20 @@ export {
   type PartnerApiOptions,
   Payments,
   Products,
+  responseOf,
   VERSION,
   type WriteOptions,
 } from './client.js';
 export { ERROR_CODES, PartnerApiError, PartnerApiNetworkError, type RateLimitInfo } from './errors.js';
+export { compactNuit, formatNuit, isValidNuit, nuitCheckDigit } from './nuit.js';
+export type { PaceInfo, RateLimitState, RequestKind } from './pacing.js';
 export type { FetchFunction, FetchResponse, ResponseInfo, RetryInfo } from './transport.js';
 export type * from './types.js';
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookEvent,
+  type WebhookFailure,
+  type WebhookHeaders,
+  WebhookVerificationError,
+} from './webhooks.js';

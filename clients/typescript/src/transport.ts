@@ -1,11 +1,14 @@
 // One call to the API, with the retries the contract recommends:
 // - retried: 429, 409 idempotency_request_in_flight, every 5xx, and network errors or timeouts;
-// - the wait is the answer's Retry-After when it has one, otherwise the base delay, then 2x, 4x,
-//   8x of it; the fifth attempt is the last (maxRetries 4);
+// - the wait is the answer's Retry-After when it has one, otherwise an exponential backoff with
+//   jitter: a random wait between half and all of the base delay, then of 2x, 4x, 8x of it (so
+//   that clients that failed together do not retry together); the fifth attempt is the last;
 // - never retried: any other 4xx, including 409 idempotency_key_reuse;
 // - a write is encoded once and carries one Idempotency-Key: every attempt sends the same bytes
-//   with the same key, so the API creates the record once and replays its answer to a retry.
+//   with the same key, so the API creates the record once and replays its answer to a retry;
+// - before every attempt, the pacer (pacing.ts) waits while a rate limit it knows of is exhausted.
 import { ERROR_CODES, PartnerApiError, PartnerApiNetworkError, type RateLimitInfo } from './errors.js';
+import type { Pacer, RequestKind, Ticket } from './pacing.js';
 import type { ErrorCode } from './types.js';
 
 /** The part of a fetch Response the client reads. */
@@ -45,6 +48,10 @@ export interface TransportOptions {
   fetch: FetchFunction;
   userAgent: string;
   onRetry: ((info: RetryInfo) => void) | undefined;
+  /** Null: no pacing. */
+  pacer: Pacer | null;
+  /** A number in [0, 1): the jitter of the backoff. */
+  random: () => number;
 }
 
 export interface CallSpec {
@@ -58,24 +65,32 @@ export interface CallSpec {
   signal?: AbortSignal | undefined;
 }
 
-/** What the last answer said besides its body. */
+/** What one call's answer said besides its body (`responseOf(result)`). */
 export interface ResponseInfo {
   status: number;
   requestId: string | null;
   /** `Idempotency-Replay: true`: a write answered from the record of an earlier identical request. */
   replayed: boolean;
+  /** `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `Retry-After` of the answer. */
   rateLimit: RateLimitInfo | null;
+  /** Requests made for this call, retries included. */
+  attempts: number;
+}
+
+/** A call's decoded body and its own response details. */
+export interface CallResult<T> {
+  body: T;
+  response: ResponseInfo;
 }
 
 export class Transport {
-  lastResponse: ResponseInfo | null = null;
   private readonly baseUrl: string;
 
   constructor(private readonly options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
   }
 
-  async call<T>(spec: CallSpec): Promise<T> {
+  async call<T>(spec: CallSpec): Promise<CallResult<T>> {
     const url = this.baseUrl + spec.path + queryString(spec.query);
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.options.apiKey}`,
@@ -85,17 +100,18 @@ export class Transport {
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     if (spec.idempotencyKey !== undefined) headers['idempotency-key'] = spec.idempotencyKey;
     const attempts = this.options.maxRetries + 1;
+    const kind: RequestKind = spec.method === 'GET' ? 'read' : 'write';
 
     for (let attempt = 1; ; attempt++) {
       let failure: PartnerApiError | PartnerApiNetworkError;
       let retryAfterMs: number | null = null;
+      const ticket = await this.options.pacer?.acquire(kind, spec.signal);
       try {
-        const { response, text } = await this.send(url, spec, headers, attempt);
-        const info = responseInfo(response);
-        this.lastResponse = info;
+        const { response, text } = await this.send(url, spec, headers, attempt, ticket);
+        const info = responseInfo(response, attempt);
         if (response.status >= 200 && response.status < 300)
-          return parseSuccess<T>(response, text, info, attempt);
-        const error = apiError(response, text, info, attempt);
+          return { body: parseSuccess<T>(response, text, info), response: info };
+        const error = apiError(response, text, info);
         if (!retryable(error)) throw error;
         failure = error;
         retryAfterMs =
@@ -105,7 +121,7 @@ export class Transport {
         failure = error;
       }
       if (attempt >= attempts) throw failure;
-      const delayMs = retryAfterMs ?? this.options.retryBaseDelayMs * 2 ** (attempt - 1);
+      const delayMs = retryAfterMs ?? this.backoffMs(attempt);
       // A Retry-After longer than the client is willing to wait (e.g. the per-day limit) ends the call.
       if (delayMs > this.options.maxRetryWaitMs) throw failure;
       this.options.onRetry?.({
@@ -120,14 +136,22 @@ export class Transport {
     }
   }
 
+  /** Base, 2x, 4x, 8x of the base delay, each a random wait between its half and itself. */
+  private backoffMs(attempt: number): number {
+    const ceiling = this.options.retryBaseDelayMs * 2 ** (attempt - 1);
+    return Math.round(ceiling / 2 + (ceiling / 2) * this.options.random());
+  }
+
   /** One attempt: the answer and its whole body, within `timeoutMs`; no answer is a network error. */
   private async send(
     url: string,
     spec: CallSpec,
     headers: Record<string, string>,
     attempt: number,
+    ticket: Ticket | undefined,
   ): Promise<{ response: FetchResponse; text: string }> {
-    spec.signal?.throwIfAborted();
+    // The pacer learns from the answer's headers as soon as they arrive; no answer, nothing learnt.
+    let answered: FetchResponse | null = null;
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -139,7 +163,9 @@ export class Transport {
     try {
       const init: Parameters<FetchFunction>[1] = { method: spec.method, headers, signal: controller.signal };
       if (spec.body !== undefined) init.body = spec.body;
+      spec.signal?.throwIfAborted();
       const response = await this.options.fetch(url, init);
+      answered = response;
       return { response, text: await response.text() };
     } catch (error) {
       // The caller's own abort ends the call as it is, never retried.
@@ -153,6 +179,7 @@ export class Transport {
     } finally {
       clearTimeout(timer);
       spec.signal?.removeEventListener('abort', onAbort);
+      if (ticket) this.options.pacer?.release(ticket, answered?.headers ?? null);
     }
   }
 }
@@ -188,7 +215,7 @@ function retryAfterSeconds(response: FetchResponse): number | null {
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-function responseInfo(response: FetchResponse): ResponseInfo {
+function responseInfo(response: FetchResponse, attempts: number): ResponseInfo {
   const limit = integerHeader(response, 'x-ratelimit-limit');
   const remaining = integerHeader(response, 'x-ratelimit-remaining');
   const retryAfter = retryAfterSeconds(response);
@@ -201,10 +228,11 @@ function responseInfo(response: FetchResponse): ResponseInfo {
     requestId: response.headers.get('x-request-id'),
     replayed: response.headers.get('idempotency-replay') === 'true',
     rateLimit,
+    attempts,
   };
 }
 
-function parseSuccess<T>(response: FetchResponse, text: string, info: ResponseInfo, attempt: number): T {
+function parseSuccess<T>(response: FetchResponse, text: string, info: ResponseInfo): T {
   try {
     return JSON.parse(text) as T;
   } catch {
@@ -216,7 +244,7 @@ function parseSuccess<T>(response: FetchResponse, text: string, info: ResponseIn
       docUrl: null,
       requestId: info.requestId,
       rateLimit: info.rateLimit,
-      attempts: attempt,
+      attempts: info.attempts,
     });
   }
 }
@@ -244,12 +272,7 @@ function envelopeOf(text: string): Envelope | null {
   }
 }
 
-function apiError(
-  response: FetchResponse,
-  text: string,
-  info: ResponseInfo,
-  attempt: number,
-): PartnerApiError {
+function apiError(response: FetchResponse, text: string, info: ResponseInfo): PartnerApiError {
   const envelope = envelopeOf(text);
   const known = envelope && (ERROR_CODES as readonly string[]).includes(envelope.error.code);
   if (!envelope || !known) {
@@ -261,7 +284,7 @@ function apiError(
       docUrl: null,
       requestId: info.requestId,
       rateLimit: info.rateLimit,
-      attempts: attempt,
+      attempts: info.attempts,
     });
   }
   const { error } = envelope;
@@ -274,7 +297,7 @@ function apiError(
     requestId: error.request_id ?? info.requestId,
     ...(error.errors ? { errors: error.errors } : {}),
     rateLimit: info.rateLimit,
-    attempts: attempt,
+    attempts: info.attempts,
   });
 }
 

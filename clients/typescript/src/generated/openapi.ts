@@ -434,7 +434,7 @@ export interface components {
         };
         /**
          * InvoiceCreate
-         * @description Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura.
+         * @description Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura. No exemplo, a primeira linha vai sem imposto (`"tax_id": null`) e a segunda leva o do produto (IVA 16%), por omitir `tax_id`.
          */
         InvoiceCreate: {
             customer_id: number;
@@ -479,15 +479,19 @@ export interface components {
         };
         /**
          * InvoiceLineInput
-         * @description Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem.
+         * @description Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem; sem `tax_id` a linha leva o imposto do produto, com `"tax_id": null` nenhum.
          */
         InvoiceLineInput: {
-            product_id?: number | null;
+            /** @description Obrigatório: um produto desta empresa (um serviço também é um produto, por exemplo NON_INVENTORY). Um id inexistente ou de outra empresa responde 422 com o índice da linha. */
+            product_id: number | null;
             name?: string | null;
             description?: string | null;
             quantity: number;
+            /** @description Obrigatório: o preço nunca vem do produto. */
             price: number;
+            /** @description Percentagem de 0 a 100, não um valor. */
             discount?: number | null;
+            /** @description O imposto da linha. Omitido: o imposto do próprio produto (o que dá o seu `tax_rate`), ou nenhum se o produto não tem. `null` enviado explicitamente: sem imposto. Um id: esse imposto (desta empresa ou global). */
             tax_id?: number | null;
         };
         /**
@@ -774,6 +778,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -787,6 +795,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -802,6 +814,29 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -819,6 +854,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -834,6 +873,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -861,7 +904,7 @@ export interface operations {
                 /** @description Texto a procurar no nome, e-mail, NUIT ou telefone. */
                 search?: string;
                 type?: "individual" | "company";
-                /** @description Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22 ou 2026-11-22T09:30:00+02:00. */
+                /** @description Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22, 2026-11-22T07:30:00Z ou 2026-11-22T09:30:00%2B02:00 (num URL, o "+" de um fuso escreve-se %2B). */
                 updated_since?: string;
             };
             header?: never;
@@ -879,6 +922,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -893,6 +940,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -908,6 +959,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -923,6 +978,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -940,6 +999,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -955,6 +1018,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1009,6 +1076,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -1028,6 +1099,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1039,6 +1114,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1054,6 +1133,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1069,6 +1152,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Segundos a esperar antes de repetir o pedido. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1077,7 +1164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            /** @description Erro: `invalid_query_parameter`, `validation_failed`. Veja o catálogo de erros em doc_url. */
             422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
@@ -1086,10 +1173,14 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
@@ -1103,6 +1194,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1118,6 +1213,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1154,6 +1253,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1167,6 +1270,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1182,6 +1289,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1197,6 +1308,29 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1214,6 +1348,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1229,6 +1367,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1282,6 +1424,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -1301,6 +1447,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1312,6 +1462,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1327,6 +1481,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1342,6 +1500,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -1359,6 +1521,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Segundos a esperar antes de repetir o pedido. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1367,7 +1533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            /** @description Erro: `invalid_query_parameter`, `validation_failed`. Veja o catálogo de erros em doc_url. */
             422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
@@ -1376,10 +1542,14 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
@@ -1393,6 +1563,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1408,6 +1582,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1436,7 +1614,7 @@ export interface operations {
                 search?: string;
                 type?: "GOODS" | "SERVICES" | "RAW" | "ASSETS" | "KIT";
                 is_for_sale?: "true" | "false";
-                /** @description Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22 ou 2026-11-22T09:30:00+02:00. */
+                /** @description Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22, 2026-11-22T07:30:00Z ou 2026-11-22T09:30:00%2B02:00 (num URL, o "+" de um fuso escreve-se %2B). */
                 updated_since?: string;
             };
             header?: never;
@@ -1454,6 +1632,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1468,6 +1650,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1483,6 +1669,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1498,6 +1688,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1515,6 +1709,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1530,6 +1728,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1586,6 +1788,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -1605,6 +1811,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1616,6 +1826,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1631,6 +1845,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1646,6 +1864,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Segundos a esperar antes de repetir o pedido. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1654,7 +1876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            /** @description Erro: `invalid_query_parameter`, `validation_failed`. Veja o catálogo de erros em doc_url. */
             422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
@@ -1663,10 +1885,14 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
@@ -1680,6 +1906,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1695,6 +1925,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1731,6 +1965,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1744,6 +1982,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1759,6 +2001,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1774,6 +2020,29 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1791,6 +2060,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1806,6 +2079,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1865,6 +2142,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -1884,6 +2165,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1895,6 +2180,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1910,6 +2199,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1925,6 +2218,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -1942,6 +2239,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Segundos a esperar antes de repetir o pedido. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1950,7 +2251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            /** @description Erro: `invalid_query_parameter`, `validation_failed`. Veja o catálogo de erros em doc_url. */
             422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
@@ -1959,10 +2260,14 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
@@ -1976,6 +2281,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1991,6 +2300,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2022,7 +2335,7 @@ export interface operations {
                 date_from?: string;
                 /** @description Use uma data válida no formato YYYY-MM-DD, por exemplo 2026-11-22. */
                 date_to?: string;
-                /** @description Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22 ou 2026-11-22T09:30:00+02:00. */
+                /** @description Use uma data ou data e hora ISO 8601, por exemplo 2026-11-22, 2026-11-22T07:30:00Z ou 2026-11-22T09:30:00%2B02:00 (num URL, o "+" de um fuso escreve-se %2B). */
                 updated_since?: string;
             };
             header?: never;
@@ -2040,6 +2353,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2054,6 +2371,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2069,6 +2390,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2084,6 +2409,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2101,6 +2430,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,6 +2449,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2144,7 +2481,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura. */
+        /** @description Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura. No exemplo, a primeira linha vai sem imposto (`"tax_id": null`) e a segunda leva o do produto (IVA 16%), por omitir `tax_id`. */
         requestBody: {
             content: {
                 /**
@@ -2157,14 +2494,14 @@ export interface operations {
                  *         {
                  *           "product_id": 5,
                  *           "quantity": 8,
-                 *           "price": 520
+                 *           "price": 520,
+                 *           "tax_id": null
                  *         },
                  *         {
                  *           "product_id": 6,
                  *           "quantity": 1,
                  *           "price": 250,
-                 *           "discount": 10,
-                 *           "tax_id": 1
+                 *           "discount": 10
                  *         }
                  *       ]
                  *     }
@@ -2182,6 +2519,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -2201,6 +2542,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2212,6 +2557,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2227,6 +2576,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2242,6 +2595,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key. */
                     "Idempotency-Replay"?: "true";
                     [name: string]: unknown;
@@ -2259,6 +2616,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     /** @description Segundos a esperar antes de repetir o pedido. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2267,7 +2628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Erro: `validation_failed`. Veja o catálogo de erros em doc_url. */
+            /** @description Erro: `invalid_query_parameter`, `validation_failed`. Veja o catálogo de erros em doc_url. */
             422: {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
@@ -2276,10 +2637,14 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url. */
@@ -2293,6 +2658,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2308,6 +2677,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2344,6 +2717,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2357,6 +2734,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2372,6 +2753,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2387,6 +2772,29 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2404,6 +2812,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2419,6 +2831,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2465,6 +2881,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2479,6 +2899,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2494,6 +2918,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2509,6 +2937,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2526,6 +2958,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2541,6 +2977,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2577,6 +3017,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2590,6 +3034,10 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2605,6 +3053,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2620,6 +3072,29 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Erro: `invalid_query_parameter`. Veja o catálogo de erros em doc_url. */
+            422: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2637,6 +3112,10 @@ export interface operations {
                     "X-RateLimit-Limit": number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining": number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy": string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2652,6 +3131,10 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Pedidos que ainda restam nesse limite. */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,0 +1,102 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Invoicing\PartnerApi;
+
+/**
+ * The Partner API v1 of the invoicing service, for one key.
+ *
+ * `apiKey`: svc_sk_live_... (reads and writes) or svc_sk_test_... (reads only). `baseUrl`: the API's
+ * address, ending in /api/v1/partner.
+ */
+final class PartnerApi
+{
+    public const VERSION = '1.0.0';
+
+    public readonly Customers $customers;
+    public readonly Products $products;
+    public readonly Invoices $invoices;
+    public readonly Payments $payments;
+    private readonly Transport $transport;
+    private readonly ?Pacer $pacer;
+
+    /**
+     * @param int $maxRetries retries after the first attempt: at most 5 attempts
+     * @param float $timeout longest wait for one attempt's whole answer, in seconds
+     * @param float $retryBaseDelay first backoff wait (seconds) when the answer has no Retry-After
+     * @param float $maxRetryWait a Retry-After (or a pacing wait) longer than this ends the call instead
+     * @param bool $pacing wait before a request that a rate limit announced by the API would refuse
+     * @param (callable(RetryInfo): void)|null $onRetry called before each retry's wait
+     * @param (callable(PaceInfo): void)|null $onPace called before each pacing wait
+     */
+    public function __construct(
+        string $apiKey,
+        string $baseUrl,
+        int $maxRetries = 4,
+        float $timeout = 30.0,
+        float $retryBaseDelay = 1.0,
+        float $maxRetryWait = 60.0,
+        bool $pacing = true,
+        ?callable $onRetry = null,
+        ?callable $onPace = null,
+    ) {
+        if ($apiKey === '') {
+            throw new \InvalidArgumentException('apiKey is required');
+        }
+        if (preg_match('#^https?://#', $baseUrl) !== 1) {
+            throw new \InvalidArgumentException('baseUrl must be an http(s) address ending in /api/v1/partner');
+        }
+        foreach (['maxRetries' => $maxRetries, 'timeout' => $timeout, 'retryBaseDelay' => $retryBaseDelay, 'maxRetryWait' => $maxRetryWait] as $name => $value) {
+            if ($value < 0) {
+                throw new \InvalidArgumentException("{$name} must be >= 0");
+            }
+        }
+        $this->pacer = $pacing ? new Pacer($maxRetryWait, $onPace) : null;
+        $this->transport = new Transport(
+            $apiKey,
+            $baseUrl,
+            $maxRetries,
+            $timeout,
+            $retryBaseDelay,
+            $maxRetryWait,
+            'invoicing-partner-api-php/' . self::VERSION . ' PHP/' . PHP_VERSION,
+            $onRetry,
+            $this->pacer,
+        );
+        $this->customers = new Customers($this->transport);
+        $this->products = new Products($this->transport);
+        $this->invoices = new Invoices($this->transport);
+        $this->payments = new Payments($this->transport);
+    }
+
+    /**
+     * The key's company, mode and scopes: a cheap check that the key works.
+     *
+     * @return array<string, mixed>
+     */
+    public function ping(): array
+    {
+        return $this->transport->call('GET', '/ping')['data'];
+    }
+
+    /**
+     * The response details (status, request id, replay, rate-limit headers, attempts) of the call that
+     * answered last. PHP makes one call at a time, so right after a call this is that call's; while
+     * listAll() is iterated, it is the last page's.
+     */
+    public function lastResponse(): ?Response
+    {
+        return $this->transport->lastResponse();
+    }
+
+    /**
+     * The rate limits this client has learnt from the API's RateLimit headers, and what is left of each.
+     *
+     * @return list<RateLimitState>
+     */
+    public function rateLimits(): array
+    {
+        return $this->pacer?->snapshot() ?? [];
+    }
+}

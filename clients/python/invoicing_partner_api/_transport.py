@@ -1,0 +1,289 @@
+"""One call to the API, with the retries the contract recommends.
+
+- Retried: 429, 409 idempotency_request_in_flight, every 5xx, and network errors or timeouts.
+- The wait is the answer's Retry-After when it has one, otherwise an exponential backoff with
+  jitter: a random wait between half and all of the base delay, then of 2x, 4x, 8x of it (so that
+  clients that failed together do not retry together); the fifth attempt is the last.
+- Never retried: any other 4xx, including 409 idempotency_key_reuse.
+- A write is encoded once and carries one Idempotency-Key: every attempt sends the same bytes with
+  the same key, so the API creates the record once and replays its answer to a retry.
+- Before every attempt the pacer (_pacing.py) waits while a rate limit it knows of is exhausted.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import http.client
+import json
+import random
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
+
+from ._pacing import READ, WRITE, Pacer
+from .errors import ERROR_CODES, PartnerApiError, PartnerApiNetworkError, RateLimitInfo, Response
+
+
+@dataclass(frozen=True)
+class RetryInfo:
+    """Passed to ``on_retry`` before each wait."""
+
+    method: str
+    path: str
+    #: The attempt that failed (1 for the first request).
+    attempt: int
+    #: Seconds the client waits before the next attempt.
+    delay: float
+    #: The failure: a PartnerApiError (429, 409 in flight, 5xx) or a PartnerApiNetworkError.
+    error: Exception
+    #: The Idempotency-Key the next attempt resends (writes only).
+    idempotency_key: Optional[str]
+
+
+Failure = Union[PartnerApiError, PartnerApiNetworkError]
+
+
+class Transport:
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str,
+        max_retries: int,
+        timeout: float,
+        retry_base_delay: float,
+        max_retry_wait: float,
+        user_agent: str,
+        on_retry: Optional[Callable[[RetryInfo], None]],
+        pacer: Optional[Pacer],
+        opener: urllib.request.OpenerDirector,
+        rand: Callable[[], float] = random.random,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._api_key = api_key
+        self._base_url = base_url.rstrip("/")
+        self._max_retries = max_retries
+        self._timeout = timeout
+        self._retry_base_delay = retry_base_delay
+        self._max_retry_wait = max_retry_wait
+        self._user_agent = user_agent
+        self._on_retry = on_retry
+        self._pacer = pacer
+        self._opener = opener
+        self._random = rand
+        self._sleep = sleep
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Optional[Mapping[str, Any]] = None,
+        body: Optional[bytes] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Tuple[Any, Response]:
+        url = self._base_url + path + _query_string(query)
+        headers = {
+            "Authorization": f"Bearer {self._api_key}",
+            "Accept": "application/json",
+            "User-Agent": self._user_agent,
+        }
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        if idempotency_key is not None:
+            headers["Idempotency-Key"] = idempotency_key
+        kind = READ if method == "GET" else WRITE
+        attempt = 0
+        while True:
+            attempt += 1
+            retry_after: Optional[float] = None
+            failure: Failure
+            ticket = self._pacer.acquire(kind) if self._pacer is not None else None
+            answer_headers = None
+            try:
+                status, answer_headers, text = self._send(method, url, headers, body, path, attempt)
+            except PartnerApiNetworkError as error:
+                failure = error
+            else:
+                info = _response_info(status, answer_headers, attempt)
+                if 200 <= status < 300:
+                    return _parse_success(status, text, info), info
+                error = _api_error(status, text, info)
+                if not _retryable(error):
+                    raise error
+                failure = error
+                if info.rate_limit is not None and info.rate_limit.retry_after is not None:
+                    retry_after = float(info.rate_limit.retry_after)
+            finally:
+                if ticket is not None and self._pacer is not None:
+                    self._pacer.release(ticket, answer_headers)
+            if attempt > self._max_retries:
+                raise failure
+            delay = retry_after if retry_after is not None else self._backoff(attempt)
+            # A Retry-After longer than the client is willing to wait (e.g. the per-day limit) ends the call.
+            if delay > self._max_retry_wait:
+                raise failure
+            if self._on_retry is not None:
+                self._on_retry(
+                    RetryInfo(
+                        method=method,
+                        path=path,
+                        attempt=attempt,
+                        delay=delay,
+                        error=failure,
+                        idempotency_key=idempotency_key,
+                    )
+                )
+            self._sleep(delay)
+
+    def _backoff(self, attempt: int) -> float:
+        """Base, 2x, 4x, 8x of the base delay, each a random wait between its half and itself."""
+        ceiling = self._retry_base_delay * 2 ** (attempt - 1)
+        return ceiling / 2 + ceiling / 2 * self._random()
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        headers: Dict[str, str],
+        body: Optional[bytes],
+        path: str,
+        attempt: int,
+    ) -> Tuple[int, http.client.HTTPMessage, str]:
+        """One attempt: the status, headers and whole body; no answer is a PartnerApiNetworkError."""
+        request = urllib.request.Request(url, data=body, headers=headers, method=method)
+        try:
+            try:
+                with self._opener.open(request, timeout=self._timeout) as answer:
+                    return answer.status, answer.headers, answer.read().decode("utf-8", "replace")
+            except urllib.error.HTTPError as error:
+                with error:
+                    return error.code, error.headers, error.read().decode("utf-8", "replace")
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
+            reason = getattr(error, "reason", error)
+            timed_out = isinstance(reason, (socket.timeout, TimeoutError)) or isinstance(
+                error, (socket.timeout, TimeoutError)
+            )
+            what = f"no answer within {self._timeout} s" if timed_out else str(reason) or type(error).__name__
+            raise PartnerApiNetworkError(f"{method} {path}: {what}", timed_out=timed_out, attempts=attempt) from error
+
+
+def _retryable(error: PartnerApiError) -> bool:
+    if error.status == 429 or error.status >= 500:
+        return True
+    return error.status == 409 and error.code == "idempotency_request_in_flight"
+
+
+def _query_value(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+def _query_string(query: Optional[Mapping[str, Any]]) -> str:
+    if not query:
+        return ""
+    pairs = [(name, _query_value(value)) for name, value in query.items() if value is not None]
+    return "?" + urllib.parse.urlencode(pairs) if pairs else ""
+
+
+def _integer(headers: http.client.HTTPMessage, name: str) -> Optional[int]:
+    raw = headers.get(name)
+    if raw is None:
+        return None
+    raw = raw.strip()
+    return int(raw) if raw.isdigit() and raw.isascii() else None
+
+
+def _retry_after(headers: http.client.HTTPMessage) -> Optional[int]:
+    """Retry-After in seconds: delta-seconds or an HTTP date."""
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    seconds = _integer(headers, "retry-after")
+    if seconds is not None:
+        return seconds
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return max(0, int(when.timestamp() - time.time() + 0.999))
+
+
+def _response_info(status: int, headers: http.client.HTTPMessage, attempts: int) -> Response:
+    limit = _integer(headers, "x-ratelimit-limit")
+    remaining = _integer(headers, "x-ratelimit-remaining")
+    retry_after = _retry_after(headers)
+    rate_limit = (
+        None
+        if limit is None and remaining is None and retry_after is None
+        else RateLimitInfo(limit=limit, remaining=remaining, retry_after=retry_after)
+    )
+    return Response(
+        status=status,
+        request_id=headers.get("x-request-id"),
+        replayed=headers.get("idempotency-replay") == "true",
+        rate_limit=rate_limit,
+        attempts=attempts,
+    )
+
+
+def _loads(text: str) -> Any:
+    # Numbers that are not integers (quantities, rates) as Decimal: never a binary float.
+    return json.loads(text, parse_float=Decimal)
+
+
+def _parse_success(status: int, text: str, info: Response) -> Any:
+    try:
+        return _loads(text)
+    except ValueError:
+        raise PartnerApiError(
+            status=status,
+            code=None,
+            message=f"HTTP {status} with a body that is not JSON",
+            request_id=info.request_id,
+            rate_limit=info.rate_limit,
+            attempts=info.attempts,
+        ) from None
+
+
+def _api_error(status: int, text: str, info: Response) -> PartnerApiError:
+    envelope = None
+    try:
+        body = _loads(text)
+        error = body.get("error") if isinstance(body, dict) else None
+        if isinstance(error, dict) and isinstance(error.get("code"), str) and isinstance(error.get("message"), str):
+            envelope = error
+    except ValueError:
+        pass
+    if envelope is None or envelope["code"] not in ERROR_CODES:
+        return PartnerApiError(
+            status=status,
+            code=None,
+            message=envelope["message"] if envelope else f"HTTP {status}",
+            request_id=info.request_id,
+            rate_limit=info.rate_limit,
+            attempts=info.attempts,
+        )
+    return PartnerApiError(
+        status=status,
+        code=envelope["code"],
+        message=envelope["message"],
+        hint=envelope.get("hint"),
+        doc_url=envelope.get("doc_url"),
+        request_id=envelope.get("request_id") or info.request_id,
+        errors=envelope.get("errors"),
+        rate_limit=info.rate_limit,
+        attempts=info.attempts,
+    )

@@ -1,0 +1,80 @@
+// Webhook receivers of the rehearsal. They answer at once, until `hold()`: from then on each
+// answers 9 s after a delivery arrives (just under the service's 10 s attempt timeout), like a
+// partner's overloaded endpoint. `release()` answers the held ones now and later ones at once
+// again. They count what arrived and how many deliveries they held at one moment.
+import http from 'node:http';
+
+export const HOLD_MS = 9000;
+
+export interface Receivers {
+  urls: string[];
+  /** Deliveries received so far, and the most held at one moment. */
+  stats(): { received: number; maxHeld: number; held: number };
+  hold(): void;
+  release(): void;
+  close(): Promise<void>;
+}
+
+export async function startReceivers(count: number): Promise<Receivers> {
+  let holding = false;
+  let received = 0;
+  let held = 0;
+  let maxHeld = 0;
+  const waiting = new Set<() => void>();
+  const servers: http.Server[] = [];
+
+  const handler: http.RequestListener = (request, response) => {
+    request.resume();
+    request.on('end', () => {
+      received++;
+      const answer = () => {
+        waiting.delete(answer);
+        clearTimeout(timer);
+        held--;
+        if (!response.writableEnded) response.writeHead(204).end();
+      };
+      held++;
+      if (holding) maxHeld = Math.max(maxHeld, held);
+      const timer = setTimeout(answer, holding ? HOLD_MS : 0);
+      waiting.add(answer);
+    });
+  };
+
+  const urls: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const server = http.createServer(handler);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host: '127.0.0.1', port: 0 }, () => resolve());
+    });
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    servers.push(server);
+    urls.push(`http://127.0.0.1:${port}/webhooks/invoicing`);
+  }
+
+  return {
+    urls,
+    stats: () => ({ received, maxHeld, held }),
+    hold() {
+      holding = true;
+    },
+    release() {
+      holding = false;
+      for (const answer of [...waiting]) answer();
+    },
+    async close() {
+      holding = false;
+      for (const answer of [...waiting]) answer();
+      await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.closeAllConnections();
+              server.close(() => resolve());
+            }),
+        ),
+      );
+    },
+  };
+}

@@ -1,0 +1,145 @@
+// `bin/invoicing backup FILE` and `restore FILE [--force]`: copies of the embedded database
+// (README: Backups). `backup` is an operation (src/operations/backup.ts), so it runs inside the
+// server while one runs, on the database it has open. `restore` works on DATA_DIR's files, which no
+// process may have open: it refuses while a server or command holds the directory, and refuses a
+// directory that holds a database unless --force (the replaced files are then moved aside, never
+// deleted). The copy is opened and read before anything is replaced. On PostgreSQL both point at
+// pg_dump and pg_restore.
+import { randomBytes } from 'node:crypto';
+import { constants, existsSync } from 'node:fs';
+import { access, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Config } from '../config.js';
+import { createPrivateDir, restrictDataDir } from '../db/data-dir.js';
+import { OperationError } from '../operations/errors.js';
+import { bool, type Command, command, localCommand } from './command.js';
+import { describeOwner, tryAcquireLock } from './lock.js';
+
+export interface RestoreResult {
+  data_dir: string;
+  restored_from: string;
+  companies: number;
+  /** Where the database that was in DATA_DIR went (--force), or null when it was empty. */
+  moved_aside: string | null;
+}
+
+/** Unpacks the copy into `staging`, opens it there and counts its companies: is it ours? */
+async function unpackAndCheck(source: string, staging: string): Promise<number> {
+  const notOurs = (why: string) =>
+    new OperationError(`${source} is not a backup of this service's embedded database (${why})`);
+  const { extract } = await import('tar');
+  try {
+    await extract({ file: source, cwd: staging, strict: true });
+  } catch (error) {
+    throw notOurs((error as Error).message);
+  }
+  if (!existsSync(join(staging, 'PG_VERSION'))) throw notOurs('no PG_VERSION in it');
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLITE_OPTIONS } = await import('../db/client.js');
+  let client: InstanceType<typeof PGlite> | null = null;
+  try {
+    client = new PGlite({ ...PGLITE_OPTIONS, dataDir: staging });
+    await client.waitReady;
+    const { rows } = await client.query<{ companies: number }>(
+      'select count(*)::int as companies from companies',
+    );
+    return rows[0]?.companies ?? 0;
+  } catch (error) {
+    throw notOurs((error as Error).message);
+  } finally {
+    await client?.close().catch(() => {});
+  }
+}
+
+export async function restoreEmbedded(config: Config, file: string, force: boolean): Promise<RestoreResult> {
+  if (config.databaseUrl) {
+    throw new OperationError(
+      'restore brings back a copy of the embedded database; on PostgreSQL use pg_restore (README: Backups)',
+    );
+  }
+  const source = resolve(file);
+  await access(source, constants.R_OK).catch((error: NodeJS.ErrnoException) => {
+    throw new OperationError(`cannot read ${source}: ${error.message}`);
+  });
+  const dataDir = resolve(config.dataDir);
+  const parent = dirname(dataDir);
+  if (!existsSync(parent)) {
+    throw new OperationError(`the parent of DATA_DIR (${parent}) does not exist: is DATA_DIR mistyped?`);
+  }
+  createPrivateDir(dataDir);
+  const attempt = tryAcquireLock(dataDir, 'cli');
+  if (!attempt.acquired) {
+    throw new OperationError(
+      `the embedded database in ${dataDir} is in use by ${describeOwner(attempt.owner)}: stop it first, then restore`,
+    );
+  }
+  const staging = join(parent, `.${basename(dataDir)}.restore-${randomBytes(4).toString('hex')}`);
+  try {
+    const { NOT_DATABASE } = await import('../operations/backup.js');
+    const present = (await readdir(dataDir)).filter((entry) => !NOT_DATABASE.has(entry));
+    if (present.length > 0 && !force) {
+      throw new OperationError(
+        `DATA_DIR ${dataDir} is not empty: restore never replaces a database unless told to (--force moves the present one aside)`,
+      );
+    }
+    createPrivateDir(staging);
+    const companies = await unpackAndCheck(source, staging);
+    let movedAside: string | null = null;
+    if (present.length > 0) {
+      movedAside = `${dataDir}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      await mkdir(movedAside, { mode: 0o700 });
+      for (const entry of present) await rename(join(dataDir, entry), join(movedAside, entry));
+    }
+    for (const entry of await readdir(staging)) await rename(join(staging, entry), join(dataDir, entry));
+    restrictDataDir(dataDir);
+    return { data_dir: dataDir, restored_from: source, companies, moved_aside: movedAside };
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+    attempt.lock.release();
+  }
+}
+
+export const BACKUP_COMMANDS: readonly Command[] = [
+  command({
+    name: 'backup',
+    summary: 'write a consistent copy of the embedded database to FILE (also while the server runs)',
+    usage: 'FILE',
+    positional: 'FILE',
+    help: [
+      'The copy is taken by the process that has the database open: the running server (through',
+      'its admin socket), or this command when no server runs. FILE is written whole, private (0600),',
+      'then renamed into place; it holds every secret the service keeps, so store it like one.',
+      'Bring it back with bin/invoicing restore FILE. On PostgreSQL use pg_dump (README: Backups).',
+    ].join('\n'),
+    options: {},
+    operation: 'backup',
+    args: (_values, positional) => ({ file: resolve(positional ?? '') }),
+    text: (backup) =>
+      `Backup of the ${backup.database} written to ${backup.file} (${backup.bytes} bytes, taken at ${backup.taken_at}).`,
+  }),
+  localCommand({
+    name: 'restore',
+    summary: 'bring back a copy made by backup into DATA_DIR (no server may run on it)',
+    usage: 'FILE [--force]',
+    positional: 'FILE',
+    help: [
+      'Refuses while a server or another command uses DATA_DIR, and refuses a DATA_DIR that holds',
+      'a database unless --force: the present database is then moved aside, next to DATA_DIR.',
+      'The copy is opened and checked before anything is replaced; serve applies newer migrations.',
+      'On PostgreSQL use pg_restore (README: Backups).',
+      '',
+      '  --force   replace the database in DATA_DIR (kept in DATA_DIR.before-restore-<time>)',
+    ].join('\n'),
+    options: { force: bool },
+    run: (config, args) => restoreEmbedded(config, String(args.file), args.force === true),
+    args: (values, positional) => ({ file: positional, force: values.force === true }),
+    text: (restore) =>
+      [
+        `Restored ${restore.restored_from} into ${restore.data_dir} (${restore.companies} companies).`,
+        restore.moved_aside ? `The database that was there is in ${restore.moved_aside}.` : '',
+        'Start the server: bin/invoicing serve',
+      ]
+        .filter(Boolean)
+        .join('\n'),
+  }),
+];

@@ -1,0 +1,34 @@
+import { defineConfig } from 'vitest/config';
+
+// `npm run test:clients`: the partner kit, kept out of `npm test` (it starts real servers and
+// other languages' test runners). The PHP and Python clients' own suites run against a real server
+// on the embedded PGlite and on PostgreSQL (like every test of the repository), one harness per
+// storage; the packages are built and installed once.
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 300_000,
+    hookTimeout: 180_000,
+    globalSetup: ['./test/helpers/global-setup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'pglite',
+          include: ['test/clients/kit/clients.test.ts'],
+          env: { TEST_STORAGE: 'pglite' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/clients/kit/clients.test.ts'],
+          env: { TEST_STORAGE: 'postgres' },
+        },
+      },
+      { extends: true, test: { name: 'packages', include: ['test/clients/kit/pack.test.ts'] } },
+    ],
+  },
+});

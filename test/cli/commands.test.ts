@@ -248,13 +248,15 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
   });
 
   it('companies disable-api holds on the very next request (403 partner_api_disabled); enable-api restores', async () => {
-    const disabled = await commandJson<Company>(['companies', 'disable-api', String(company.id)], env);
+    // Through the real executable, as an operator runs it (decisions.md: "every change takes
+    // effect on the server's next request").
+    const disabled = await cliJson<Company>(['companies', 'disable-api', String(company.id)], env);
     expect(disabled.partner_api_enabled).toBe(false);
     const refused = await apiCall(server.apiBaseUrl, key.key, '/customers');
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('partner_api_disabled');
 
-    const text = await runInProcess(['companies', 'enable-api', String(company.id)], env);
+    const text = await runCli(['companies', 'enable-api', String(company.id)], env);
     expect(text.stdout).toContain(`Partner API enabled for company ${company.id}`);
     expect((await apiCall(server.apiBaseUrl, key.key, '/customers')).status).toBe(200);
   });

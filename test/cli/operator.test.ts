@@ -202,4 +202,23 @@ describe(`operator command line additions (${testStorage()})`, { timeout: PROCES
       error: { kind: 'refused', message: 'company 999999 does not exist', exit_status: 1 },
     });
   });
+
+  it('a plain-http webhook URL refused by WEBHOOK_ALLOW_HTTP says whose setting decides', async () => {
+    const create = ['webhooks', 'create', '--company', company, '--url', 'http://127.0.0.1:9/hook', '--json'];
+    if (storage.kind === 'pglite') {
+      // The server runs the command (admin socket) with its own setting, read when it started.
+      const result = await runInProcess(create, { ...env, WEBHOOK_ALLOW_HTTP: 'true' });
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stderr).error.message).toMatch(
+        /WEBHOOK_ALLOW_HTTP.*the setting of the running server, read when it started: giving it to bin\/invoicing changes nothing/,
+      );
+    } else {
+      // The command runs it itself, with its own setting; the server delivers with its own.
+      const result = await runInProcess(create, env);
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stderr).error.message).toMatch(
+        /WEBHOOK_ALLOW_HTTP.*the server delivers with its own setting: set it for the server too/,
+      );
+    }
+  });
 });

@@ -1,6 +1,8 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Three projects:
+// Projects:
 // - `unit`: files named `*.unit.test.ts`, which use no test database (no helpers/database,
 //   helpers/context, ...): they run once;
 // - `pglite` and `postgres`: every other file runs twice, on the embedded PGlite and on a real
@@ -8,9 +10,47 @@ import { configDefaults, defineConfig } from 'vitest/config';
 //   file on its own fresh database.
 // test/suite.unit.test.ts keeps the names honest. A PostgreSQL or Redis that cannot be reached
 // fails the run loudly (test/helpers/global-setup.ts).
+//
+// The files of a worker share one module graph (isolate: false): the project's modules, PGlite's
+// WebAssembly among them, are loaded once per worker instead of once per file, which was a third
+// of the suite's CPU. A file must leave no global state behind (servers stopped, timers real). A
+// file that replaces a module (vi.mock) needs a graph of its own: it runs in `pglite-isolated`
+// and `postgres-isolated`, found by its content.
 const UNIT = 'test/**/*.unit.test.ts';
 // The partner kit (PHP and Python clients, packages) runs with `npm run test:clients`.
 const EXCLUDED = [...configDefaults.exclude, 'test/clients/kit/**'];
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return path.endsWith(join('clients', 'kit')) ? [] : testFiles(path);
+    return entry.name.endsWith('.test.ts') && !entry.name.endsWith('.unit.test.ts') ? [path] : [];
+  });
+}
+
+const MOCKING = testFiles('test')
+  .filter((file) => readFileSync(file, 'utf8').includes('vi.mock('))
+  .map((file) => relative('.', file));
+
+const storageProjects = (['pglite', 'postgres'] as const).flatMap((storage) => [
+  {
+    extends: true as const,
+    test: {
+      name: storage,
+      isolate: false,
+      exclude: [...EXCLUDED, UNIT, ...MOCKING],
+      env: { TEST_STORAGE: storage },
+    },
+  },
+  ...(MOCKING.length === 0
+    ? []
+    : [
+        {
+          extends: true as const,
+          test: { name: `${storage}-isolated`, include: MOCKING, env: { TEST_STORAGE: storage } },
+        },
+      ]),
+]);
 
 export default defineConfig({
   test: {
@@ -24,15 +64,8 @@ export default defineConfig({
     globalSetup: ['./test/helpers/global-setup.ts'],
     exclude: EXCLUDED,
     projects: [
-      { extends: true, test: { name: 'unit', include: [UNIT], exclude: EXCLUDED } },
-      {
-        extends: true,
-        test: { name: 'pglite', exclude: [...EXCLUDED, UNIT], env: { TEST_STORAGE: 'pglite' } },
-      },
-      {
-        extends: true,
-        test: { name: 'postgres', exclude: [...EXCLUDED, UNIT], env: { TEST_STORAGE: 'postgres' } },
-      },
+      { extends: true, test: { name: 'unit', isolate: false, include: [UNIT], exclude: EXCLUDED } },
+      ...storageProjects,
     ],
   },
 });

@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { type DatabaseHandle, openDatabase, sql } from '../../src/db/client.js';
 import { TEST_DATABASE_URL } from './services.js';
 
 export type TestStorage = 'pglite' | 'postgres';
@@ -37,8 +37,17 @@ async function adminQuery(text: string): Promise<void> {
 }
 
 /**
+ * A copy of the migrated database is a database of its own: its own installation id (the
+ * namespace of its rate-limit counters in Redis, src/db/installation.ts), as migrations make it.
+ */
+async function newInstallation(handle: DatabaseHandle): Promise<void> {
+  await handle.db.execute(sql`update installation set id = gen_random_uuid()`);
+}
+
+/**
  * Makes `dataDir` (absent or empty) hold a copy of the migrated embedded database, for a server
  * process: its first start then skips creating the cluster (it still finds no company: the demo).
+ * Its installation id is the copy's (no server process of the tests counts in Redis).
  */
 export async function migratedDataDir(dataDir: string): Promise<string> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -64,10 +73,12 @@ export async function createTestDatabase(storage: TestStorage = testStorage()): 
   if (storage === 'pglite') {
     const dump = new Blob([readFileSync(inject('pgliteDump'))]);
     const handle = await openDatabase({ kind: 'pglite', dataDir: null, loadDataDir: dump });
+    await newInstallation(handle);
     return { handle, url: null, close: () => handle.close() };
   }
   const empty = await createEmptyPostgresDatabase(inject('postgresTemplate'));
   const handle = await openDatabase({ kind: 'postgres', url: empty.url, poolSize: 20 });
+  await newInstallation(handle);
   return {
     handle,
     url: empty.url,

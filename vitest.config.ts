@@ -55,9 +55,9 @@ const storageProjects = (['pglite', 'postgres'] as const).flatMap((storage) => [
 export default defineConfig({
   test: {
     pool: 'forks',
-    // Two files at a time even on 2 cores (vitest's default there is one): most of a file's time
-    // is spent waiting on PostgreSQL, Redis and the servers it starts, not on the CPU.
-    maxWorkers: 2,
+    // Three files at a time on 2 cores (vitest's default there is one): much of a file's time is
+    // spent waiting on PostgreSQL, Redis and the server processes it starts, not on its own CPU.
+    maxWorkers: 3,
     testTimeout: 60_000,
     // Hooks start servers and databases: waits for conditions, bounded, slower on a loaded machine.
     hookTimeout: 240_000,

@@ -205,7 +205,250 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "invoice.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.created
+         * @description Um rascunho foi criado pela API (`POST /invoices`).
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["invoiceCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.issued
+         * @description Uma pessoa emitiu um rascunho na aplicação: código fiscal, estado `unpaid`.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["invoiceIssuedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.partially_paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.partially_paid
+         * @description Um recibo pagou parte da factura.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["invoicePartiallyPaidEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.paid
+         * @description Um recibo pagou o resto (ou foi emitida uma factura de total zero).
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["invoicePaidEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.cancelled
+         * @description Uma factura foi anulada.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["invoiceCancelledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.created
+         * @description Foi registado um recibo de uma factura da empresa; segue-se `invoice.partially_paid` ou `invoice.paid`.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["paymentCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.created
+         * @description Um cliente foi criado pela API.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["customerCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.updated
+         * @description Um cliente foi alterado pela API (um `PUT` que não muda nada não gera evento).
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["customerUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.created
+         * @description Um produto foi criado pela API.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["productCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.updated
+         * @description Um produto foi alterado pela API.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["productUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ping
+         * @description O suporte testou o endpoint (`webhooks test`): só para esse endpoint, qualquer que seja a sua lista de eventos, e nunca repetido.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["pingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -259,6 +502,28 @@ export interface components {
             nuit?: string | null;
             address?: string | null;
         };
+        /** @description Um evento: o envelope e, em `data`, o recurso. */
+        CustomerEvent: {
+            /**
+             * @description O id do evento (`evt_...`), igual ao cabeçalho webhook-id; o mesmo em cada nova tentativa e reenvio: guarde-o para ignorar repetições.
+             * @example evt_5f0c1e2d3b4a59687766a1b2
+             */
+            id: string;
+            /**
+             * @description O tipo do evento.
+             * @enum {string}
+             */
+            type: "customer.created" | "customer.updated";
+            /**
+             * Format: date-time
+             * @description Quando aconteceu a mudança (ISO 8601 com fuso).
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            created_at: string;
+            /** @description O recurso tal como a leitura individual da API (`GET /<recurso>/{id}`) o devolvia no momento da mudança. */
+            data: components["schemas"]["Customer"];
+            cause?: components["schemas"]["EventCause"];
+        };
         /**
          * CustomerRef
          * @description O cliente da factura.
@@ -306,6 +571,67 @@ export interface components {
                     [key: string]: string[];
                 };
             };
+        };
+        /** @description Quem causou o evento: uma escrita da API (com o seu X-Request-Id e Idempotency-Key), um operador ou o próprio serviço. Compare `idempotency_key` ou `request_id` com os das suas escritas para ignorar os ecos do que você mesmo mudou. */
+        EventCause: components["schemas"]["EventCauseApiKey"] | components["schemas"]["EventCauseOperator"] | components["schemas"]["EventCauseSystem"];
+        /** @description Uma escrita (`POST` ou `PUT`) feita com uma chave de API da empresa. */
+        EventCauseApiKey: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "api_key";
+            /**
+             * @description O id da chave.
+             * @example 12
+             */
+            api_key_id: number;
+            /**
+             * @description Os últimos 4 caracteres da chave, para a reconhecer.
+             * @example 9f3c
+             */
+            api_key_last4: string;
+            /**
+             * @description O X-Request-Id da resposta a essa escrita.
+             * @example req_4f1c2a9b7d3e8f6a1b2c3d4e
+             */
+            request_id: string;
+            /**
+             * @description A Idempotency-Key que essa escrita enviou.
+             * @example order-2026-0042
+             */
+            idempotency_key: string;
+        };
+        /** @description Uma acção de uma pessoa do serviço (por exemplo emitir uma factura ou registar um recibo). */
+        EventCauseOperator: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "operator";
+            /**
+             * @description Quem.
+             * @example maria
+             */
+            operator: string;
+            /**
+             * @description O quê, por exemplo `invoices issue`.
+             * @example invoices issue
+             */
+            command: string;
+        };
+        /** @description O próprio serviço (por exemplo o teste de um endpoint). */
+        EventCauseSystem: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "system";
+            /**
+             * @description O que o fez, por exemplo `webhooks test`.
+             * @example webhooks test
+             */
+            name: string;
         };
         /** @description A resposta genérica de uma falha interna (src/http/error-handler.ts). */
         InternalError: {
@@ -454,6 +780,28 @@ export interface components {
             /** @enum {string|null} */
             currency?: "MZN" | "USD" | "ZAR" | null;
             exchange_rate?: number | null;
+        };
+        /** @description Um evento: o envelope e, em `data`, o recurso. */
+        InvoiceEvent: {
+            /**
+             * @description O id do evento (`evt_...`), igual ao cabeçalho webhook-id; o mesmo em cada nova tentativa e reenvio: guarde-o para ignorar repetições.
+             * @example evt_5f0c1e2d3b4a59687766a1b2
+             */
+            id: string;
+            /**
+             * @description O tipo do evento.
+             * @enum {string}
+             */
+            type: "invoice.created" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.cancelled";
+            /**
+             * Format: date-time
+             * @description Quando aconteceu a mudança (ISO 8601 com fuso).
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            created_at: string;
+            /** @description O recurso tal como a leitura individual da API (`GET /<recurso>/{id}`) o devolvia no momento da mudança. */
+            data: components["schemas"]["Invoice"];
+            cause?: components["schemas"]["EventCause"];
         };
         /**
          * InvoiceItem
@@ -610,6 +958,28 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description Um evento: o envelope e, em `data`, o recurso. */
+        PaymentEvent: {
+            /**
+             * @description O id do evento (`evt_...`), igual ao cabeçalho webhook-id; o mesmo em cada nova tentativa e reenvio: guarde-o para ignorar repetições.
+             * @example evt_5f0c1e2d3b4a59687766a1b2
+             */
+            id: string;
+            /**
+             * @description O tipo do evento.
+             * @enum {string}
+             */
+            type: "payment.created";
+            /**
+             * Format: date-time
+             * @description Quando aconteceu a mudança (ISO 8601 com fuso).
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            created_at: string;
+            /** @description O recurso tal como a leitura individual da API (`GET /<recurso>/{id}`) o devolvia no momento da mudança. */
+            data: components["schemas"]["Payment"];
+            cause?: components["schemas"]["EventCause"];
+        };
         /**
          * @description Quem é a chave: empresa, modo e permissões.
          * @example {
@@ -634,6 +1004,33 @@ export interface components {
             scopes: string[];
             customers_visible: number;
             request_id: string;
+        };
+        /** @description Um evento: o envelope e, em `data`, o recurso. */
+        PingEvent: {
+            /**
+             * @description O id do evento (`evt_...`), igual ao cabeçalho webhook-id; o mesmo em cada nova tentativa e reenvio: guarde-o para ignorar repetições.
+             * @example evt_5f0c1e2d3b4a59687766a1b2
+             */
+            id: string;
+            /**
+             * @description O tipo do evento.
+             * @enum {string}
+             */
+            type: "ping";
+            /**
+             * Format: date-time
+             * @description Quando aconteceu a mudança (ISO 8601 com fuso).
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            created_at: string;
+            /** @description O endpoint testado e uma mensagem. */
+            data: {
+                /** @description O id do endpoint testado. */
+                endpoint_id: number;
+                /** @description Uma mensagem para pessoas. */
+                message: string;
+            };
+            cause?: components["schemas"]["EventCause"];
         };
         /**
          * @description Um produto ou serviço da empresa da chave.
@@ -696,6 +1093,28 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description Um evento: o envelope e, em `data`, o recurso. */
+        ProductEvent: {
+            /**
+             * @description O id do evento (`evt_...`), igual ao cabeçalho webhook-id; o mesmo em cada nova tentativa e reenvio: guarde-o para ignorar repetições.
+             * @example evt_5f0c1e2d3b4a59687766a1b2
+             */
+            id: string;
+            /**
+             * @description O tipo do evento.
+             * @enum {string}
+             */
+            type: "product.created" | "product.updated";
+            /**
+             * Format: date-time
+             * @description Quando aconteceu a mudança (ISO 8601 com fuso).
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            created_at: string;
+            /** @description O recurso tal como a leitura individual da API (`GET /<recurso>/{id}`) o devolvia no momento da mudança. */
+            data: components["schemas"]["Product"];
+            cause?: components["schemas"]["EventCause"];
+        };
         /**
          * ProductInput
          * @description Corpo de POST e PUT. No PUT os campos obrigatórios continuam obrigatórios; um campo opcional omitido mantém o valor e `null` apaga-o.
@@ -753,6 +1172,21 @@ export interface components {
          * @example 7d0c5a3e-2b1f-4c8e-9a6d-5e4f3b2a1c0d
          */
         IdempotencyKey: string;
+        /**
+         * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+         * @example evt_5f0c1e2d3b4a59687766a1b2
+         */
+        WebhookId: string;
+        /**
+         * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignature: string;
+        /**
+         * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+         * @example 1795000000
+         */
+        WebhookTimestamp: string;
     };
     requestBodies: never;
     headers: never;
@@ -3147,6 +3581,534 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["InternalError"];
                 };
+            };
+        };
+    };
+    invoiceCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceEvent"] & {
+                    /** @constant */
+                    type?: "invoice.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceIssuedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceEvent"] & {
+                    /** @constant */
+                    type?: "invoice.issued";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePartiallyPaidEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceEvent"] & {
+                    /** @constant */
+                    type?: "invoice.partially_paid";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePaidEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceEvent"] & {
+                    /** @constant */
+                    type?: "invoice.paid";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceCancelledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceEvent"] & {
+                    /** @constant */
+                    type?: "invoice.cancelled";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentEvent"] & {
+                    /** @constant */
+                    type?: "payment.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerEvent"] & {
+                    /** @constant */
+                    type?: "customer.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerEvent"] & {
+                    /** @constant */
+                    type?: "customer.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductEvent"] & {
+                    /** @constant */
+                    type?: "product.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductEvent"] & {
+                    /** @constant */
+                    type?: "product.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pingEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PingEvent"] & {
+                    /** @constant */
+                    type?: "ping";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

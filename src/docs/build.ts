@@ -65,6 +65,8 @@ export async function docsFingerprint(docsUrl: string): Promise<string> {
     OPENAPI_EN,
     ...(await filesUnder(DOCS_SOURCE)),
     ...(await filesUnder(SAMPLES)),
+    // Its `openapi:` section configures Redoc (the code samples' languages).
+    join(ROOT, 'redocly.yaml'),
     ...(await filesUnder(join(ROOT, 'src/docs'))),
     REDOCLY_PACKAGE,
   ];

@@ -4,10 +4,17 @@
 // schema, the signature headers). openapi.json is the Portuguese document; openapi.en.json the
 // same document with every description in English (src/docs/reference-en.ts) and the samples'
 // comments in English. `npm run openapi` writes both; a test keeps them current.
+import { Decimal } from '../money.js';
 import type { Language } from './error-catalog.js';
 import { ENGLISH } from './reference-en.js';
 import { codeSamples, SAMPLES } from './samples.js';
-import { type Text, WEBHOOK_EVENTS, WEBHOOK_TEXT, WEBHOOK_TYPES } from './webhook-events.js';
+import {
+  type Text,
+  WEBHOOK_EVENTS,
+  WEBHOOK_TEXT,
+  WEBHOOK_TYPES,
+  type WebhookType,
+} from './webhook-events.js';
 
 type Json = Record<string, unknown>;
 
@@ -162,12 +169,62 @@ function webhookParameters(lang: Language): Json {
   };
 }
 
+/** How each type changes its resource's example (components.schemas.X.examples[0]) and who causes it. */
+function exampleOf(type: WebhookType, data: Json | null): Json {
+  const invoice = (changes: Json) => ({ ...data, invoice_code: 'FT 2026/000123', ...changes });
+  const grandTotal = new Decimal(String(data?.grand_total ?? '0'));
+  const part = grandTotal.div(2).toDecimalPlaces(2, Decimal.ROUND_DOWN);
+  const byApi = {
+    kind: 'api_key',
+    api_key_id: 12,
+    api_key_last4: '9f3c',
+    request_id: 'req_4f1c2a9b7d3e8f6a1b2c3d4e',
+    idempotency_key: 'order-2026-0042',
+  };
+  const byOperator = (command: string) => ({ kind: 'operator', operator: 'maria', command });
+  const examples: Record<WebhookType, [Json, Json]> = {
+    'invoice.created': [data!, byApi],
+    'invoice.issued': [invoice({ status: 'unpaid' }), byOperator('invoices issue')],
+    'invoice.partially_paid': [
+      invoice({
+        status: 'partially_paid',
+        paid_amount: part.toFixed(2),
+        remaining_amount: grandTotal.minus(part).toFixed(2),
+      }),
+      byOperator('payments record'),
+    ],
+    'invoice.paid': [
+      invoice({ status: 'paid', paid_amount: grandTotal.toFixed(2), remaining_amount: '0.00' }),
+      byOperator('payments record'),
+    ],
+    'invoice.cancelled': [invoice({ status: 'cancelled' }), byOperator('invoices cancel')],
+    'payment.created': [data!, byOperator('payments record')],
+    'customer.created': [data!, byApi],
+    'customer.updated': [data!, byApi],
+    'product.created': [data!, byApi],
+    'product.updated': [data!, byApi],
+    ping: [
+      { endpoint_id: 3, message: 'Teste do webhook: se recebeu isto, o endpoint está configurado.' },
+      { kind: 'system', name: 'webhooks test' },
+    ],
+  };
+  const [example, cause] = examples[type];
+  return {
+    id: 'evt_5f0c1e2d3b4a59687766a1b2',
+    type,
+    created_at: '2026-11-22T09:30:00.000+02:00',
+    data: example,
+    cause,
+  };
+}
+
 /** One `webhooks` entry per event type: a POST to the partner with the event and its signature. */
-function webhooks(lang: Language): Json {
+function webhooks(lang: Language, schemas: Json): Json {
   const entries: Json = {};
   for (const type of WEBHOOK_TYPES) {
     const event = WEBHOOK_EVENTS[type];
     const schema = `${event.data ?? 'Ping'}Event`;
+    const resource = event.data ? ((schemas[event.data] as Json).examples as Json[])[0]! : null;
     entries[type] = {
       post: {
         operationId: operationIdOf(type),
@@ -187,6 +244,7 @@ function webhooks(lang: Language): Json {
               schema: {
                 allOf: [ref('schemas', schema), { type: 'object', properties: { type: { const: type } } }],
               },
+              example: exampleOf(type, resource),
             },
           },
         },
@@ -225,7 +283,7 @@ function withExtras(document: Json, lang: Language): Json {
     ...rest,
     tags: [...(document.tags as Json[]), { name: 'webhooks', description: WEBHOOK_TEXT.tag[lang] }],
     paths,
-    webhooks: webhooks(lang),
+    webhooks: webhooks(lang, components.schemas as Json),
     components: {
       ...components,
       schemas: sortedByName({ ...(components.schemas as Json), ...webhookSchemas(lang) }),

@@ -28,6 +28,7 @@ import {
   generateRouteDocument,
   serializeDocument,
 } from '../../src/openapi-document.js';
+import { webhookProblems } from '../helpers/conformance.js';
 import { testStorage } from '../helpers/database.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -141,6 +142,26 @@ describe.runIf(testStorage() === 'pglite')('the reference in Portuguese and Engl
         expect(source, `${sample.id}.${language.id}`).not.toMatch(/svc_sk_(live|test)_[A-Za-z0-9]{8}/);
       }
     }
+  });
+
+  it('shows for each webhook an example that matches its own schema, caused as such events are', () => {
+    const headers = {
+      'webhook-id': 'evt_5f0c1e2d3b4a59687766a1b2',
+      'webhook-timestamp': '1795000000',
+      'webhook-signature': 'v1,c2lnbmF0dXJl',
+    };
+    for (const [type, entry] of Object.entries(pt.webhooks as Json)) {
+      const example = entry.post.requestBody.content['application/json'].example;
+      expect(example.type).toBe(type);
+      expect(webhookProblems({ headers, body: JSON.stringify(example) }), type).toEqual([]);
+      expect(en.webhooks[type].post.requestBody.content['application/json'].example).toEqual(example);
+    }
+    const paid = pt.webhooks['invoice.paid'].post.requestBody.content['application/json'].example.data;
+    expect([paid.status, paid.remaining_amount, paid.paid_amount]).toEqual([
+      'paid',
+      '0.00',
+      paid.grand_total,
+    ]);
   });
 
   it('shows a comment in the language of the page: tagged lines, and both halves of a bilingual one', () => {

@@ -3609,6 +3609,81 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "invoice.created",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 12,
+                 *         "invoice_code": "DRAFT-7K2M9QXA",
+                 *         "payment_notice_code": "",
+                 *         "document_type": "invoice",
+                 *         "is_payment_notice": false,
+                 *         "notice_kind": "",
+                 *         "is_pos_sale": false,
+                 *         "reference": "Encomenda 2026/341",
+                 *         "payment_reference": "",
+                 *         "status": "draft",
+                 *         "invoice_date": "2026-11-22",
+                 *         "due_date": "2026-12-22",
+                 *         "currency": "MZN",
+                 *         "exchange_rate": null,
+                 *         "subtotal": "4410.00",
+                 *         "discount": "25.00",
+                 *         "global_discount_amount": "0.00",
+                 *         "vat_base": "225.00",
+                 *         "tax": "36.00",
+                 *         "grand_total": "4421.00",
+                 *         "paid_amount": "0.00",
+                 *         "remaining_amount": "4421.00",
+                 *         "notes": "",
+                 *         "customer": {
+                 *           "id": 6,
+                 *           "name": "Escola Primária Esperança da Matola"
+                 *         },
+                 *         "items": [
+                 *           {
+                 *             "id": 31,
+                 *             "product_id": 5,
+                 *             "name": "Farinha de milho 10 kg",
+                 *             "description": "",
+                 *             "quantity": 8,
+                 *             "price": "520.00",
+                 *             "discount": "0.00",
+                 *             "discount_percentage": 0,
+                 *             "tax_amount": "0.00",
+                 *             "tax_rate": null,
+                 *             "tax_included": false,
+                 *             "total": "4160.00"
+                 *           },
+                 *           {
+                 *             "id": 32,
+                 *             "product_id": 6,
+                 *             "name": "Entrega ao domicílio (Grande Maputo)",
+                 *             "description": "",
+                 *             "quantity": 1,
+                 *             "price": "250.00",
+                 *             "discount": "25.00",
+                 *             "discount_percentage": 10,
+                 *             "tax_amount": "36.00",
+                 *             "tax_rate": 16,
+                 *             "tax_included": false,
+                 *             "total": "261.00"
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "api_key",
+                 *         "api_key_id": 12,
+                 *         "api_key_last4": "9f3c",
+                 *         "request_id": "req_4f1c2a9b7d3e8f6a1b2c3d4e",
+                 *         "idempotency_key": "order-2026-0042"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["InvoiceEvent"] & {
                     /** @constant */
                     type?: "invoice.created";
@@ -3657,6 +3732,79 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "invoice.issued",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 12,
+                 *         "invoice_code": "FT 2026/000123",
+                 *         "payment_notice_code": "",
+                 *         "document_type": "invoice",
+                 *         "is_payment_notice": false,
+                 *         "notice_kind": "",
+                 *         "is_pos_sale": false,
+                 *         "reference": "Encomenda 2026/341",
+                 *         "payment_reference": "",
+                 *         "status": "unpaid",
+                 *         "invoice_date": "2026-11-22",
+                 *         "due_date": "2026-12-22",
+                 *         "currency": "MZN",
+                 *         "exchange_rate": null,
+                 *         "subtotal": "4410.00",
+                 *         "discount": "25.00",
+                 *         "global_discount_amount": "0.00",
+                 *         "vat_base": "225.00",
+                 *         "tax": "36.00",
+                 *         "grand_total": "4421.00",
+                 *         "paid_amount": "0.00",
+                 *         "remaining_amount": "4421.00",
+                 *         "notes": "",
+                 *         "customer": {
+                 *           "id": 6,
+                 *           "name": "Escola Primária Esperança da Matola"
+                 *         },
+                 *         "items": [
+                 *           {
+                 *             "id": 31,
+                 *             "product_id": 5,
+                 *             "name": "Farinha de milho 10 kg",
+                 *             "description": "",
+                 *             "quantity": 8,
+                 *             "price": "520.00",
+                 *             "discount": "0.00",
+                 *             "discount_percentage": 0,
+                 *             "tax_amount": "0.00",
+                 *             "tax_rate": null,
+                 *             "tax_included": false,
+                 *             "total": "4160.00"
+                 *           },
+                 *           {
+                 *             "id": 32,
+                 *             "product_id": 6,
+                 *             "name": "Entrega ao domicílio (Grande Maputo)",
+                 *             "description": "",
+                 *             "quantity": 1,
+                 *             "price": "250.00",
+                 *             "discount": "25.00",
+                 *             "discount_percentage": 10,
+                 *             "tax_amount": "36.00",
+                 *             "tax_rate": 16,
+                 *             "tax_included": false,
+                 *             "total": "261.00"
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "operator",
+                 *         "operator": "maria",
+                 *         "command": "invoices issue"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["InvoiceEvent"] & {
                     /** @constant */
                     type?: "invoice.issued";
@@ -3705,6 +3853,79 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "invoice.partially_paid",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 12,
+                 *         "invoice_code": "FT 2026/000123",
+                 *         "payment_notice_code": "",
+                 *         "document_type": "invoice",
+                 *         "is_payment_notice": false,
+                 *         "notice_kind": "",
+                 *         "is_pos_sale": false,
+                 *         "reference": "Encomenda 2026/341",
+                 *         "payment_reference": "",
+                 *         "status": "partially_paid",
+                 *         "invoice_date": "2026-11-22",
+                 *         "due_date": "2026-12-22",
+                 *         "currency": "MZN",
+                 *         "exchange_rate": null,
+                 *         "subtotal": "4410.00",
+                 *         "discount": "25.00",
+                 *         "global_discount_amount": "0.00",
+                 *         "vat_base": "225.00",
+                 *         "tax": "36.00",
+                 *         "grand_total": "4421.00",
+                 *         "paid_amount": "2210.50",
+                 *         "remaining_amount": "2210.50",
+                 *         "notes": "",
+                 *         "customer": {
+                 *           "id": 6,
+                 *           "name": "Escola Primária Esperança da Matola"
+                 *         },
+                 *         "items": [
+                 *           {
+                 *             "id": 31,
+                 *             "product_id": 5,
+                 *             "name": "Farinha de milho 10 kg",
+                 *             "description": "",
+                 *             "quantity": 8,
+                 *             "price": "520.00",
+                 *             "discount": "0.00",
+                 *             "discount_percentage": 0,
+                 *             "tax_amount": "0.00",
+                 *             "tax_rate": null,
+                 *             "tax_included": false,
+                 *             "total": "4160.00"
+                 *           },
+                 *           {
+                 *             "id": 32,
+                 *             "product_id": 6,
+                 *             "name": "Entrega ao domicílio (Grande Maputo)",
+                 *             "description": "",
+                 *             "quantity": 1,
+                 *             "price": "250.00",
+                 *             "discount": "25.00",
+                 *             "discount_percentage": 10,
+                 *             "tax_amount": "36.00",
+                 *             "tax_rate": 16,
+                 *             "tax_included": false,
+                 *             "total": "261.00"
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "operator",
+                 *         "operator": "maria",
+                 *         "command": "payments record"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["InvoiceEvent"] & {
                     /** @constant */
                     type?: "invoice.partially_paid";
@@ -3753,6 +3974,79 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "invoice.paid",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 12,
+                 *         "invoice_code": "FT 2026/000123",
+                 *         "payment_notice_code": "",
+                 *         "document_type": "invoice",
+                 *         "is_payment_notice": false,
+                 *         "notice_kind": "",
+                 *         "is_pos_sale": false,
+                 *         "reference": "Encomenda 2026/341",
+                 *         "payment_reference": "",
+                 *         "status": "paid",
+                 *         "invoice_date": "2026-11-22",
+                 *         "due_date": "2026-12-22",
+                 *         "currency": "MZN",
+                 *         "exchange_rate": null,
+                 *         "subtotal": "4410.00",
+                 *         "discount": "25.00",
+                 *         "global_discount_amount": "0.00",
+                 *         "vat_base": "225.00",
+                 *         "tax": "36.00",
+                 *         "grand_total": "4421.00",
+                 *         "paid_amount": "4421.00",
+                 *         "remaining_amount": "0.00",
+                 *         "notes": "",
+                 *         "customer": {
+                 *           "id": 6,
+                 *           "name": "Escola Primária Esperança da Matola"
+                 *         },
+                 *         "items": [
+                 *           {
+                 *             "id": 31,
+                 *             "product_id": 5,
+                 *             "name": "Farinha de milho 10 kg",
+                 *             "description": "",
+                 *             "quantity": 8,
+                 *             "price": "520.00",
+                 *             "discount": "0.00",
+                 *             "discount_percentage": 0,
+                 *             "tax_amount": "0.00",
+                 *             "tax_rate": null,
+                 *             "tax_included": false,
+                 *             "total": "4160.00"
+                 *           },
+                 *           {
+                 *             "id": 32,
+                 *             "product_id": 6,
+                 *             "name": "Entrega ao domicílio (Grande Maputo)",
+                 *             "description": "",
+                 *             "quantity": 1,
+                 *             "price": "250.00",
+                 *             "discount": "25.00",
+                 *             "discount_percentage": 10,
+                 *             "tax_amount": "36.00",
+                 *             "tax_rate": 16,
+                 *             "tax_included": false,
+                 *             "total": "261.00"
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "operator",
+                 *         "operator": "maria",
+                 *         "command": "payments record"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["InvoiceEvent"] & {
                     /** @constant */
                     type?: "invoice.paid";
@@ -3801,6 +4095,79 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "invoice.cancelled",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 12,
+                 *         "invoice_code": "FT 2026/000123",
+                 *         "payment_notice_code": "",
+                 *         "document_type": "invoice",
+                 *         "is_payment_notice": false,
+                 *         "notice_kind": "",
+                 *         "is_pos_sale": false,
+                 *         "reference": "Encomenda 2026/341",
+                 *         "payment_reference": "",
+                 *         "status": "cancelled",
+                 *         "invoice_date": "2026-11-22",
+                 *         "due_date": "2026-12-22",
+                 *         "currency": "MZN",
+                 *         "exchange_rate": null,
+                 *         "subtotal": "4410.00",
+                 *         "discount": "25.00",
+                 *         "global_discount_amount": "0.00",
+                 *         "vat_base": "225.00",
+                 *         "tax": "36.00",
+                 *         "grand_total": "4421.00",
+                 *         "paid_amount": "0.00",
+                 *         "remaining_amount": "4421.00",
+                 *         "notes": "",
+                 *         "customer": {
+                 *           "id": 6,
+                 *           "name": "Escola Primária Esperança da Matola"
+                 *         },
+                 *         "items": [
+                 *           {
+                 *             "id": 31,
+                 *             "product_id": 5,
+                 *             "name": "Farinha de milho 10 kg",
+                 *             "description": "",
+                 *             "quantity": 8,
+                 *             "price": "520.00",
+                 *             "discount": "0.00",
+                 *             "discount_percentage": 0,
+                 *             "tax_amount": "0.00",
+                 *             "tax_rate": null,
+                 *             "tax_included": false,
+                 *             "total": "4160.00"
+                 *           },
+                 *           {
+                 *             "id": 32,
+                 *             "product_id": 6,
+                 *             "name": "Entrega ao domicílio (Grande Maputo)",
+                 *             "description": "",
+                 *             "quantity": 1,
+                 *             "price": "250.00",
+                 *             "discount": "25.00",
+                 *             "discount_percentage": 10,
+                 *             "tax_amount": "36.00",
+                 *             "tax_rate": 16,
+                 *             "tax_included": false,
+                 *             "total": "261.00"
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "operator",
+                 *         "operator": "maria",
+                 *         "command": "invoices cancel"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["InvoiceEvent"] & {
                     /** @constant */
                     type?: "invoice.cancelled";
@@ -3849,6 +4216,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "payment.created",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 4,
+                 *         "payment_code": "RC 2026/000004",
+                 *         "payment_date": "2026-11-20",
+                 *         "amount": "5000.00",
+                 *         "payment_method": "mpesa",
+                 *         "payment_method_type": "mobile_money",
+                 *         "reference": "MP261120.1432.A77",
+                 *         "notes": null,
+                 *         "invoice": {
+                 *           "id": 2,
+                 *           "invoice_code": "FT 2026/000002",
+                 *           "payment_notice_code": ""
+                 *         },
+                 *         "created_at": "2026-11-20T14:32:00.000+02:00",
+                 *         "updated_at": "2026-11-20T14:32:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "operator",
+                 *         "operator": "maria",
+                 *         "command": "payments record"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PaymentEvent"] & {
                     /** @constant */
                     type?: "payment.created";
@@ -3897,6 +4293,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "customer.created",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "name": "Transportes Chaimite, Lda",
+                 *         "type": "company",
+                 *         "email": "financeiro@chaimite.exemplo.co.mz",
+                 *         "phone": "+258 23 32 1234",
+                 *         "contact_number": null,
+                 *         "nuit": "401223344",
+                 *         "address": "Rua Major Serpa Pinto 55, Beira",
+                 *         "created_at": "2026-11-20T10:15:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "api_key",
+                 *         "api_key_id": 12,
+                 *         "api_key_last4": "9f3c",
+                 *         "request_id": "req_4f1c2a9b7d3e8f6a1b2c3d4e",
+                 *         "idempotency_key": "order-2026-0042"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomerEvent"] & {
                     /** @constant */
                     type?: "customer.created";
@@ -3945,6 +4367,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "customer.updated",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "name": "Transportes Chaimite, Lda",
+                 *         "type": "company",
+                 *         "email": "financeiro@chaimite.exemplo.co.mz",
+                 *         "phone": "+258 23 32 1234",
+                 *         "contact_number": null,
+                 *         "nuit": "401223344",
+                 *         "address": "Rua Major Serpa Pinto 55, Beira",
+                 *         "created_at": "2026-11-20T10:15:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "api_key",
+                 *         "api_key_id": 12,
+                 *         "api_key_last4": "9f3c",
+                 *         "request_id": "req_4f1c2a9b7d3e8f6a1b2c3d4e",
+                 *         "idempotency_key": "order-2026-0042"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomerEvent"] & {
                     /** @constant */
                     type?: "customer.updated";
@@ -3993,6 +4441,42 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "product.created",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 5,
+                 *         "name": "Farinha de milho 10 kg",
+                 *         "product_code": "BEN-000003",
+                 *         "sku": "FM-10",
+                 *         "description": null,
+                 *         "type": "GOODS",
+                 *         "unity": "saco",
+                 *         "price": "520.00",
+                 *         "pos_price": "540.00",
+                 *         "vat_included": false,
+                 *         "tax_rate": null,
+                 *         "stock": 120,
+                 *         "reorder_level": 20,
+                 *         "tracks_inventory": true,
+                 *         "is_for_sale": true,
+                 *         "categories": [
+                 *           "Mercearia"
+                 *         ],
+                 *         "created_at": "2026-11-20T10:15:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "api_key",
+                 *         "api_key_id": 12,
+                 *         "api_key_last4": "9f3c",
+                 *         "request_id": "req_4f1c2a9b7d3e8f6a1b2c3d4e",
+                 *         "idempotency_key": "order-2026-0042"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProductEvent"] & {
                     /** @constant */
                     type?: "product.created";
@@ -4041,6 +4525,42 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "product.updated",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 5,
+                 *         "name": "Farinha de milho 10 kg",
+                 *         "product_code": "BEN-000003",
+                 *         "sku": "FM-10",
+                 *         "description": null,
+                 *         "type": "GOODS",
+                 *         "unity": "saco",
+                 *         "price": "520.00",
+                 *         "pos_price": "540.00",
+                 *         "vat_included": false,
+                 *         "tax_rate": null,
+                 *         "stock": 120,
+                 *         "reorder_level": 20,
+                 *         "tracks_inventory": true,
+                 *         "is_for_sale": true,
+                 *         "categories": [
+                 *           "Mercearia"
+                 *         ],
+                 *         "created_at": "2026-11-20T10:15:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "api_key",
+                 *         "api_key_id": 12,
+                 *         "api_key_last4": "9f3c",
+                 *         "request_id": "req_4f1c2a9b7d3e8f6a1b2c3d4e",
+                 *         "idempotency_key": "order-2026-0042"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProductEvent"] & {
                     /** @constant */
                     type?: "product.updated";
@@ -4089,6 +4609,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "ping",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "endpoint_id": 3,
+                 *         "message": "Teste do webhook: se recebeu isto, o endpoint está configurado."
+                 *       },
+                 *       "cause": {
+                 *         "kind": "system",
+                 *         "name": "webhooks test"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PingEvent"] & {
                     /** @constant */
                     type?: "ping";

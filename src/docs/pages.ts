@@ -253,7 +253,7 @@ export function homePage(): string {
 <table>
 <thead><tr><th>Português</th><th>English</th></tr></thead>
 <tbody>
-<tr><td><a href="pt/">Guia do parceiro</a>: chaves, permissões, idempotência, repetições, paginação, sincronização, decimais, limites</td><td><a href="en/">Partner guide</a>: keys, scopes, idempotency, retries, pagination, sync, decimals, rate limits</td></tr>
+<tr><td><a href="pt/">Guia do parceiro</a>: chaves, permissões, idempotência, repetições, paginação, sincronização, decimais, limites, webhooks, com exemplos em curl, TypeScript, PHP e Python</td><td><a href="en/">Partner guide</a>: keys, scopes, idempotency, retries, pagination, sync, decimals, rate limits, webhooks, with samples in curl, TypeScript, PHP and Python</td></tr>
 <tr><td><a href="pt/webhooks">Webhooks</a>: os eventos, verificar a assinatura, repetições, ordem e duplicados, a causa de um evento</td><td><a href="en/webhooks">Webhooks</a>: the events, verifying the signature, retries, ordering and duplicates, the cause of an event</td></tr>
 <tr><td><a href="pt/referencia">Referência da API</a>: as 14 rotas e os eventos, com exemplos em curl, TypeScript, PHP e Python (Redoc)</td><td><a href="en/reference">API reference</a>: the 14 routes and the events, with samples in curl, TypeScript, PHP and Python (Redoc)</td></tr>
 <tr><td><a href="pt/mcp">Assistentes de IA (MCP)</a>: o servidor MCP oficial, as ferramentas e o modelo de segurança</td><td><a href="en/mcp">AI assistants (MCP)</a>: the official MCP server, its tools and its safety model</td></tr>

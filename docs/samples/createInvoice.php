@@ -10,7 +10,7 @@ $api = new PartnerApi(
 
 // [pt] Sempre um rascunho: quem o emite é uma pessoa, na aplicação. O desconto é uma percentagem.
 // [en] Always a draft: a person issues it, in the application. The discount is a percentage.
-// [pt] A sua encomenda como chave: se o programa reiniciar e enviar de novo, não se duplica.
+// [pt] A sua encomenda como chave: se o seu programa reiniciar e enviar de novo, não se duplica.
 // [en] Your order as the key: if your program restarts and sends it again, nothing is duplicated.
 $invoice = $api->invoices->create([
     'customer_id' => 1042,

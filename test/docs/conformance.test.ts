@@ -26,7 +26,7 @@ const ok: ObservedResponse = {
     'x-ratelimit-limit': '60',
     'x-ratelimit-remaining': '58',
     'ratelimit-policy': '"key-minute";q=60;w=60, "key-day";q=5000;w=86400, "company-minute";q=120;w=60',
-    'ratelimit': '"key-minute";r=58;t=42',
+    ratelimit: '"key-minute";r=58;t=42',
   },
   body: JSON.stringify({ data: customer }),
 };

@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 // `npm run test:clients`: the partner kit, kept out of `npm test` (it starts real servers and
-// other languages' test runners). The PHP and Python clients' own suites run against a real server
-// on the embedded PGlite and on PostgreSQL (like every test of the repository), one harness per
+// other languages' test runners). The PHP and Python clients' own suites, and every code sample of
+// the docs (docs/samples, in curl, TypeScript, PHP and Python), run against a real server on the
+// embedded PGlite and on PostgreSQL (like every test of the repository), one server per file and
 // storage; the packages are built and installed once.
 export default defineConfig({
   test: {
@@ -16,7 +17,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'pglite',
-          include: ['test/clients/kit/clients.test.ts'],
+          include: ['test/clients/kit/clients.test.ts', 'test/clients/kit/samples.test.ts'],
           env: { TEST_STORAGE: 'pglite' },
         },
       },
@@ -24,7 +25,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: ['test/clients/kit/clients.test.ts'],
+          include: ['test/clients/kit/clients.test.ts', 'test/clients/kit/samples.test.ts'],
           env: { TEST_STORAGE: 'postgres' },
         },
       },

@@ -1,7 +1,14 @@
-// npm run openapi: writes openapi.json from the route schemas.
+// npm run openapi: writes openapi.json (Portuguese) and openapi.en.json (English) from the route
+// schemas, the code samples (docs/samples) and the webhook events (src/docs/reference.ts).
 import { writeFileSync } from 'node:fs';
-import { generateOpenApiDocument, serializeDocument } from '../src/openapi-document.js';
+import { generateOpenApiDocuments, serializeDocument } from '../src/openapi-document.js';
 
-const target = new URL('../openapi.json', import.meta.url);
-writeFileSync(target, serializeDocument(await generateOpenApiDocument()));
-console.log(`wrote ${target.pathname}`);
+const documents = await generateOpenApiDocuments();
+for (const [file, document] of [
+  ['../openapi.json', documents.pt],
+  ['../openapi.en.json', documents.en],
+] as const) {
+  const target = new URL(file, import.meta.url);
+  writeFileSync(target, serializeDocument(document));
+  console.log(`wrote ${target.pathname}`);
+}

@@ -1,9 +1,10 @@
 // Builds the docs site into static files (docs/dist, not committed): `npm run docs:build`
 // (deploy/build-runtime.sh runs it for the image), and `serve` in a checkout when the files are
-// missing or were built from other sources. Needs the development dependencies marked and Redocly CLI. Inputs: the guide
-// (docs/site/), openapi.json, the error module (through the catalog) and the docs URL. The
-// reference is Redoc's static page, built by Redocly CLI from openapi.json with its script inlined
-// (no request leaves the machine). The site is built in a temporary folder and renamed into
+// missing or were built from other sources. Needs the development dependencies marked and Redocly
+// CLI. Inputs: the pages (docs/site/), the code samples (docs/samples/), openapi.json and
+// openapi.en.json, the error module (through the catalog) and the docs URL. Each reference is
+// Redoc's static page, built by Redocly CLI from its document with its script inlined (no request
+// leaves the machine). The site is built in a temporary folder and renamed into
 // place, so a server never serves half a build and two builders never mix files.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -13,20 +14,30 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { errorCatalog } from './error-catalog.js';
-import { errorsPage, guidePage, homePage } from './pages.js';
+import { errorsPage, guidePage, homePage, referenceChooserPage } from './pages.js';
 import { DOCS_DIST, DOCS_SOURCE, readStamp, STAMP } from './site-files.js';
 
 export { DOCS_DIST, DOCS_SOURCE };
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const OPENAPI = join(ROOT, 'openapi.json');
+const OPENAPI_EN = join(ROOT, 'openapi.en.json');
+const SAMPLES = join(ROOT, 'docs/samples');
 
-/** The guide and the MCP server's page in each language: source under docs/site/, page under the site. */
+/** The pages in each language: source under docs/site/, page under the site. */
 const GUIDES = [
   { source: 'pt/guia.md', target: 'pt/index.html', lang: 'pt' },
   { source: 'en/guide.md', target: 'en/index.html', lang: 'en' },
+  { source: 'pt/webhooks.md', target: 'pt/webhooks.html', lang: 'pt' },
+  { source: 'en/webhooks.md', target: 'en/webhooks.html', lang: 'en' },
   { source: 'pt/mcp.md', target: 'pt/mcp.html', lang: 'pt' },
   { source: 'en/mcp.md', target: 'en/mcp.html', lang: 'en' },
+] as const;
+
+/** The reference in each language: its document, its page, its title. */
+const REFERENCES = [
+  { document: OPENAPI, target: 'pt/referencia.html', title: 'Referência — Partner API v1' },
+  { document: OPENAPI_EN, target: 'en/reference.html', title: 'Reference — Partner API v1' },
 ] as const;
 
 const exec = promisify(execFile);
@@ -51,7 +62,11 @@ export async function docsFingerprint(docsUrl: string): Promise<string> {
   hash.update(JSON.stringify(errorCatalog(docsUrl)));
   const sources = [
     OPENAPI,
+    OPENAPI_EN,
     ...(await filesUnder(DOCS_SOURCE)),
+    ...(await filesUnder(SAMPLES)),
+    // Its `openapi:` section configures Redoc (the code samples' languages).
+    join(ROOT, 'redocly.yaml'),
     ...(await filesUnder(join(ROOT, 'src/docs'))),
     REDOCLY_PACKAGE,
   ];
@@ -62,18 +77,19 @@ export async function docsFingerprint(docsUrl: string): Promise<string> {
   return hash.digest('hex');
 }
 
-async function renderReference(target: string): Promise<void> {
+async function renderReference(document: string, target: string, title: string): Promise<void> {
+  await mkdir(dirname(target), { recursive: true });
   await exec(
     process.execPath,
     [
       REDOCLY_CLI,
       'build-docs',
-      OPENAPI,
+      document,
       '--inlineBundle',
       '--output',
       target,
       '--title',
-      'Referência · Reference — Partner API v1',
+      title,
       '--lint-config',
       'off',
     ],
@@ -121,12 +137,17 @@ export async function buildDocs(docsUrl: string, outDir = DOCS_DIST): Promise<Bu
   const temporary = `${outDir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   await mkdir(temporary, { recursive: true });
   try {
+    // One Redoc build at a time: each is a whole Node process that takes a core.
+    for (const reference of REFERENCES) {
+      await renderReference(reference.document, join(temporary, reference.target), reference.title);
+      await localizeReference(join(temporary, reference.target));
+    }
+    await mkdir(join(temporary, 'en'), { recursive: true });
     await Promise.all([
-      renderReference(join(temporary, 'reference.html')).then(() =>
-        localizeReference(join(temporary, 'reference.html')),
-      ),
       copyFile(OPENAPI, join(temporary, 'openapi.json')),
+      copyFile(OPENAPI_EN, join(temporary, 'en/openapi.json')),
       writePage(temporary, 'index.html', homePage()),
+      writePage(temporary, 'reference.html', referenceChooserPage()),
       writePage(temporary, 'errors.html', errorsPage(docsUrl)),
       ...GUIDES.map(async (guide) =>
         writePage(

@@ -1,8 +1,13 @@
-// The HTML of the docs site's own pages: the home page, the guide in each language (markdown
-// under docs/site/, rendered with marked) and the error catalog. The API reference is rendered
-// by Redoc (build.ts). Pages link to each other relatively, so the site works under any prefix.
+// The HTML of the docs site's own pages: the home page, the guide, the webhooks and the MCP pages
+// in each language (markdown under docs/site/, rendered with marked) and the error catalog. The API
+// reference is rendered by Redoc (build.ts). Pages link to each other relatively, so the site works
+// under any prefix. Two blocks of the markdown are built here from their one source:
+// ```samples NAME``` shows the code sample NAME in its four languages (docs/samples, the same files
+// CI runs), and ```events``` the table of webhook events (src/docs/webhook-events.ts).
 import { Marked, type Tokens } from 'marked';
 import { type CatalogEntry, errorCatalog, type Language } from './error-catalog.js';
+import { renderedSample, SAMPLE_LANGUAGES, sampleById } from './samples.js';
+import { WEBHOOK_EVENTS, WEBHOOK_TYPES } from './webhook-events.js';
 
 export function escapeHtml(text: string): string {
   return text
@@ -53,7 +58,32 @@ dl.bilingual dt { font-weight: 600; color: var(--muted); }
 dl.bilingual dd { margin: 0; }
 .lang { font-size: 0.75rem; color: var(--muted); border: 1px solid var(--line); border-radius: 3px; padding: 0 0.3rem; margin-right: 0.35rem; }
 footer { color: var(--muted); font-size: 0.85rem; border-top: 1px solid var(--line); margin-top: 3rem; padding-top: 0.8rem; }
+.samples { position: relative; display: flex; flex-wrap: wrap; border: 1px solid var(--line); border-radius: 4px; margin: 1rem 0; background: #f0f3f6; }
+.samples input { position: absolute; opacity: 0; pointer-events: none; }
+.samples label { padding: 0.3rem 0.9rem; cursor: pointer; color: var(--muted); font-size: 0.9rem; border-bottom: 2px solid transparent; }
+.samples input:focus-visible + label { outline: 2px solid var(--accent); }
+.samples input:checked + label { color: var(--ink); font-weight: 600; border-bottom-color: var(--accent); }
+.samples pre { display: none; flex-basis: 100%; margin: 0; border-top: 1px solid var(--line); border-radius: 0 0 4px 4px; }
+${SAMPLE_LANGUAGES.map((_, i) => `.samples input:nth-of-type(${i + 1}):checked ~ pre:nth-of-type(${i + 1})`).join(',\n')} { display: block; }
 `;
+
+/** Keeps one language chosen in every block of samples, also on the next visit. */
+const SAMPLES_SCRIPT = `<script>
+(() => {
+  const choose = (value) => {
+    for (const input of document.querySelectorAll('.samples input[value="' + value + '"]')) input.checked = true;
+  };
+  document.addEventListener('change', (event) => {
+    const input = event.target;
+    if (!input.matches || !input.matches('.samples input')) return;
+    choose(input.value);
+    try { localStorage.setItem('sample-language', input.value); } catch {}
+  });
+  let saved = null;
+  try { saved = localStorage.getItem('sample-language'); } catch {}
+  if (saved && /^[a-z]+$/.test(saved)) choose(saved);
+})();
+</script>`;
 
 interface PageOptions {
   title: string;
@@ -67,8 +97,11 @@ export function page({ title, lang, root, body }: PageOptions): string {
   const nav = [
     [`${root}pt/`, 'Guia (PT)'],
     [`${root}en/`, 'Guide (EN)'],
+    [`${root}pt/webhooks`, 'Webhooks (PT)'],
+    [`${root}en/webhooks`, 'Webhooks (EN)'],
     [`${root}errors`, 'Erros · Errors'],
-    [`${root}reference`, 'Referência · Reference'],
+    [`${root}pt/referencia`, 'Referência (PT)'],
+    [`${root}en/reference`, 'Reference (EN)'],
     [`${root}openapi.json`, 'openapi.json'],
   ]
     .map(([href, label]) => `<a href="${href}">${label}</a>`)
@@ -91,15 +124,47 @@ export function page({ title, lang, root, body }: PageOptions): string {
 ${body}
 <footer>Partner API v1 · serviço de facturação · invoicing service</footer>
 </main>
+${body.includes('class="samples"') ? SAMPLES_SCRIPT : ''}
 </body>
 </html>
 `;
 }
 
+/** The four variants of a code sample, as tabs (the first one shown). */
+export function samplesBlock(id: string, lang: Language, index: number): string {
+  sampleById(id);
+  const name = `sample-${index}`;
+  const tabs = SAMPLE_LANGUAGES.map(
+    (language, i) =>
+      `<input type="radio" name="${name}" id="${name}-${language.id}" value="${language.id}"${i === 0 ? ' checked' : ''}><label for="${name}-${language.id}">${language.label}</label>`,
+  ).join('');
+  const panels = SAMPLE_LANGUAGES.map(
+    (language) =>
+      `<pre data-language="${language.id}"><code class="language-${language.id}">${escapeHtml(renderedSample(id, language.id, lang))}</code></pre>`,
+  ).join('\n');
+  return `<div class="samples" data-sample="${id}">\n${tabs}\n${panels}\n</div>\n`;
+}
+
+const EVENT_HEADINGS: Record<Language, [string, string, string]> = {
+  pt: ['Tipo', 'Quando', '`data`'],
+  en: ['Type', 'When', '`data`'],
+};
+
+/** The table of webhook events, as markdown (so that its `code` spans render as the rest). */
+function eventsTable(lang: Language): string {
+  const [type, when, data] = EVENT_HEADINGS[lang];
+  const rows = WEBHOOK_TYPES.map((name) => [name, WEBHOOK_EVENTS[name]] as const).map(
+    ([name, event]) =>
+      `| \`${name}\` | ${event.when[lang]} | ${event.data ? `\`${event.data}\`` : '`{ endpoint_id, message }`'} |`,
+  );
+  return [`| ${type} | ${when} | ${data} |`, '| --- | --- | --- |', ...rows].join('\n');
+}
+
 /** Markdown to HTML, headings with anchors and a table of contents of the second level. */
-export function renderMarkdown(markdown: string): { html: string; title: string } {
+export function renderMarkdown(markdown: string, lang: Language = 'en'): { html: string; title: string } {
   const toc: { id: string; text: string }[] = [];
   let title = '';
+  let samples = 0;
   const marked = new Marked({ gfm: true });
   marked.use({
     renderer: {
@@ -113,6 +178,11 @@ export function renderMarkdown(markdown: string): { html: string; title: string 
         if (token.depth === 2) toc.push({ id, text: inner });
         return `<h${token.depth} id="${id}"><a href="#${id}">${inner}</a></h${token.depth}>\n`;
       },
+      code(token: Tokens.Code) {
+        if (token.lang === 'samples') return samplesBlock(token.text.trim(), lang, ++samples);
+        if (token.lang === 'events') return marked.parse(eventsTable(lang), { async: false });
+        return false;
+      },
     },
   });
   const content = marked.parse(markdown, { async: false });
@@ -123,7 +193,7 @@ export function renderMarkdown(markdown: string): { html: string; title: string 
 }
 
 export function guidePage(markdown: string, lang: Language): string {
-  const { html, title } = renderMarkdown(markdown);
+  const { html, title } = renderMarkdown(markdown, lang);
   return page({ title, lang, root: '../', body: html });
 }
 
@@ -183,12 +253,28 @@ export function homePage(): string {
 <table>
 <thead><tr><th>Português</th><th>English</th></tr></thead>
 <tbody>
-<tr><td><a href="pt/">Guia do parceiro</a>: chaves, permissões, idempotência, repetições, paginação, sincronização, decimais, limites</td><td><a href="en/">Partner guide</a>: keys, scopes, idempotency, retries, pagination, sync, decimals, rate limits</td></tr>
+<tr><td><a href="pt/">Guia do parceiro</a>: chaves, permissões, idempotência, repetições, paginação, sincronização, decimais, limites, webhooks, com exemplos em curl, TypeScript, PHP e Python</td><td><a href="en/">Partner guide</a>: keys, scopes, idempotency, retries, pagination, sync, decimals, rate limits, webhooks, with samples in curl, TypeScript, PHP and Python</td></tr>
+<tr><td><a href="pt/webhooks">Webhooks</a>: os eventos, verificar a assinatura, repetições, ordem e duplicados, a causa de um evento</td><td><a href="en/webhooks">Webhooks</a>: the events, verifying the signature, retries, ordering and duplicates, the cause of an event</td></tr>
+<tr><td><a href="pt/referencia">Referência da API</a>: as 14 rotas e os eventos, com exemplos em curl, TypeScript, PHP e Python (Redoc)</td><td><a href="en/reference">API reference</a>: the 14 routes and the events, with samples in curl, TypeScript, PHP and Python (Redoc)</td></tr>
 <tr><td><a href="pt/mcp">Assistentes de IA (MCP)</a>: o servidor MCP oficial, as ferramentas e o modelo de segurança</td><td><a href="en/mcp">AI assistants (MCP)</a>: the official MCP server, its tools and its safety model</td></tr>
 <tr><td colspan="2"><a href="errors">Catálogo de erros · Error catalog</a> — os 15 códigos · the 15 codes</td></tr>
-<tr><td colspan="2"><a href="reference">Referência da API · API reference</a> — as 14 rotas · the 14 routes (Redoc)</td></tr>
-<tr><td colspan="2"><a href="openapi.json">openapi.json</a> — OpenAPI 3.1</td></tr>
+<tr><td><a href="openapi.json">openapi.json</a> — OpenAPI 3.1, em português</td><td><a href="en/openapi.json">en/openapi.json</a> — OpenAPI 3.1, in English</td></tr>
 </tbody>
 </table>`;
   return page({ title: 'Partner API v1 — documentação · documentation', lang: 'pt', root: '', body });
+}
+
+/** `/reference`: the API reference in each language. */
+export function referenceChooserPage(): string {
+  const body = `<h1>Referência da API · API reference</h1>
+<p lang="pt">As 14 rotas e os eventos de webhook, com os seus campos, erros e exemplos em curl, TypeScript, PHP e Python.</p>
+<p lang="en">The 14 routes and the webhook events, with their fields, errors and samples in curl, TypeScript, PHP and Python.</p>
+<table>
+<thead><tr><th>Português</th><th>English</th></tr></thead>
+<tbody>
+<tr><td><a href="pt/referencia">Referência da API</a></td><td><a href="en/reference">API reference</a></td></tr>
+<tr><td><a href="openapi.json">openapi.json</a></td><td><a href="en/openapi.json">en/openapi.json</a></td></tr>
+</tbody>
+</table>`;
+  return page({ title: 'Referência · Reference — Partner API v1', lang: 'pt', root: '', body });
 }

@@ -1,7 +1,9 @@
 // In a real browser (Debian's Chromium driven by playwright-core; scripts/ensure-chromium.sh
 // installs it): a sandbox server started as `npm start` starts it, a real error's doc_url opens the
-// catalog with that code's entry in view, and the API reference renders without console errors
-// and without any request leaving the machine. Screenshots go to test-artifacts/.
+// catalog with that code's entry in view, the API reference renders in Portuguese and in English
+// without console errors and without any request leaving the machine, with each operation's code
+// samples in curl, TypeScript, PHP and Python and the webhook events, and the webhooks page's
+// sample tabs switch language together. Screenshots go to test-artifacts/.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -88,7 +90,8 @@ describe.runIf(testStorage() === 'pglite')('docs in a browser', () => {
     await page.close();
   });
 
-  it('renders the API reference without console errors or outside requests', async () => {
+  /** A page that records console errors, failed requests and requests leaving the machine. */
+  async function watchedPage() {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const problems: string[] = [];
     const outside: string[] = [];
@@ -106,7 +109,12 @@ describe.runIf(testStorage() === 'pglite')('docs in a browser', () => {
         outside.push(request.url());
       }
     });
-    const response = await page.goto(`${docsUrl}reference`, { waitUntil: 'networkidle' });
+    return { page, problems, outside };
+  }
+
+  it('renders the API reference in Portuguese without console errors or outside requests', async () => {
+    const { page, problems, outside } = await watchedPage();
+    const response = await page.goto(`${docsUrl}pt/referencia`, { waitUntil: 'networkidle' });
     expect(response?.status()).toBe(200);
     await page
       .getByRole('heading', { name: /Partner API v1/ })
@@ -118,6 +126,65 @@ describe.runIf(testStorage() === 'pglite')('docs in a browser', () => {
     }
     expect(page.url()).toMatch(/#\/invoices$/);
     await page.screenshot({ path: join(ARTIFACTS, 'docs-reference.png') });
+    // The webhooks: every event under its tag, with its payload.
+    await page.getByText('webhooks', { exact: true }).first().click();
+    await page.getByText('invoice.partially_paid', { exact: true }).first().click();
+    await page.getByText('webhook-signature').first().waitFor({ state: 'visible', timeout: 20_000 });
+    expect(page.url()).toMatch(/#\/webhooks\/invoicepartiallypaidevent$/);
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-reference-webhook.png') });
+    expect(problems).toEqual([]);
+    expect(outside).toEqual([]);
+    await page.close();
+  });
+
+  it('renders the API reference in English, each operation with its samples in the four languages', async () => {
+    const { page, problems, outside } = await watchedPage();
+    const response = await page.goto(`${docsUrl}en/reference`, { waitUntil: 'networkidle' });
+    expect(response?.status()).toBe(200);
+    await page.getByText('customers', { exact: true }).first().click();
+    await page.getByText('Get a customer', { exact: true }).first().click();
+    await page
+      .getByText('$PARTNER_API_URL/customers/1042')
+      .first()
+      .waitFor({ state: 'visible', timeout: 20_000 });
+    // The language menu of the sample offers exactly the four; each shows its own sample.
+    const shown = [
+      ['TypeScript', 'await api.customers.get(1042)'],
+      ['PHP', '$api->customers->get(1042)'],
+      ['Python', 'api.customers.get(1042)'],
+      ['curl', '$PARTNER_API_URL/customers/1042'],
+    ];
+    let current = 'curl';
+    for (const [language, text] of shown) {
+      await page.getByRole('button', { name: current, exact: true }).first().click();
+      const items = await page.getByRole('menuitem').allInnerTexts();
+      expect(items.map((item) => item.trim())).toEqual(['curl', 'TypeScript', 'PHP', 'Python']);
+      await page.getByRole('menuitem', { name: language }).first().click();
+      await page.getByText(text!).first().waitFor({ state: 'visible', timeout: 20_000 });
+      current = language!;
+    }
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-reference-en.png') });
+    expect(problems).toEqual([]);
+    expect(outside).toEqual([]);
+    await page.close();
+  });
+
+  it('switches the samples of the webhooks page to one language everywhere, and remembers it', async () => {
+    const { page, problems, outside } = await watchedPage();
+    await page.goto(`${docsUrl}en/webhooks`, { waitUntil: 'networkidle' });
+    const visible = (language: string) => page.locator(`.samples pre[data-language="${language}"]`).first();
+    expect(await visible('sh').isVisible()).toBe(true);
+    expect(await visible('php').isVisible()).toBe(false);
+    await page.locator('.samples label', { hasText: 'PHP' }).first().click();
+    expect(await visible('php').isVisible()).toBe(true);
+    expect(await visible('sh').isVisible()).toBe(false);
+    expect(await visible('php').innerText()).toContain('Webhook::verify');
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-webhooks.png') });
+    // The guide opens with the same language chosen in every block.
+    await page.goto(`${docsUrl}en/`, { waitUntil: 'networkidle' });
+    const blocks = await page.locator('.samples').count();
+    expect(blocks).toBeGreaterThan(5);
+    expect(await page.locator('.samples pre[data-language="php"]:visible').count()).toBe(blocks);
     expect(problems).toEqual([]);
     expect(outside).toEqual([]);
     await page.close();

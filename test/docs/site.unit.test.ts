@@ -1,6 +1,7 @@
 // The docs site: built by one command into static files (here into a temporary folder), with one
-// catalog entry per code of src/errors.ts, the guide in Portuguese and English, the reference, and
-// served on its own port; errors point at it when DOCS_URL is not set.
+// catalog entry per code of src/errors.ts, the guide and the webhooks page in Portuguese and
+// English with their code samples in four languages, the reference in both languages, and served
+// on its own port; errors point at it when DOCS_URL is not set.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { buildDocs, isCurrent } from '../../src/docs/build.js';
 import { EXPLANATIONS } from '../../src/docs/error-catalog.js';
+import { SAMPLE_LANGUAGES } from '../../src/docs/samples.js';
 import { type DocsServer, startDocsServer } from '../../src/docs/server.js';
+import { WEBHOOK_TYPES } from '../../src/docs/webhook-events.js';
 import { ApiError, ERROR_CODES } from '../../src/errors.js';
 
 const DOCS_URL = 'http://127.0.0.1:3001';
@@ -76,8 +79,10 @@ describe('docs site', () => {
       expect(en).toContain(`id="${anchor}"`);
     }
     // Links between pages resolve on this server.
-    for (const href of ['../errors', '../reference', '../openapi.json'])
+    for (const href of ['../errors', 'reference', 'openapi.json', 'webhooks', '../sdk/'])
       expect(en).toContain(`href="${href}"`);
+    for (const href of ['../errors', 'referencia', '../openapi.json', 'webhooks'])
+      expect(pt).toContain(`href="${href}"`);
   });
 
   it('has the MCP server page in Portuguese and English, linked from the home page', async () => {
@@ -97,13 +102,100 @@ describe('docs site', () => {
     expect(enHtml).toContain('href="../errors"');
   });
 
-  it('serves the reference, openapi.json and the home page; nothing outside the folder', async () => {
-    const reference = await get('/reference');
-    expect(reference.status).toBe(200);
-    const html = await reference.text();
-    expect(html).toContain('Listar clientes');
-    expect(html).not.toMatch(/<script[^>]+src="https?:/);
-    expect(await (await get('/openapi.json')).json()).toMatchObject({ openapi: '3.1.0' });
+  it('shows the guide sections with their samples in curl, TypeScript, PHP and Python, in the page language', async () => {
+    const blocks = (html: string) =>
+      [...html.matchAll(/<div class="samples" data-sample="([A-Za-z]+)">([\s\S]*?)\n<\/div>\n/g)].map(
+        (match) => ({ id: match[1], html: match[2]! }),
+      );
+    const pt = await (await get('/pt/')).text();
+    const en = await (await get('/en/')).text();
+    const guide = [
+      'getPing',
+      'errors',
+      'idempotency',
+      'retries',
+      'pagination',
+      'incrementalSync',
+      'webhooks',
+    ];
+    for (const html of [pt, en]) {
+      expect(blocks(html).map((block) => block.id)).toEqual(guide);
+      for (const block of blocks(html)) {
+        const languages = [...block.html.matchAll(/<pre data-language="([a-z]+)">/g)].map(
+          (match) => match[1],
+        );
+        expect(languages).toEqual(SAMPLE_LANGUAGES.map((language) => language.id));
+        expect(block.html).not.toMatch(/\[(pt|en)\]/);
+      }
+      expect(html).toContain('<script>');
+    }
+    expect(pt).toContain('A chave e o endereço vêm do ambiente');
+    expect(pt).not.toContain('The key and the address come from the environment');
+    expect(en).toContain('The key and the address come from the environment');
+    expect(en).toContain('id="webhooks"');
+  });
+
+  it('has the webhooks page in Portuguese and English: every event, verification in four languages, retries, ordering, the cause', async () => {
+    const pt = await get('/pt/webhooks');
+    const en = await get('/en/webhooks');
+    expect([pt.status, en.status]).toEqual([200, 200]);
+    const [ptHtml, enHtml] = [await pt.text(), await en.text()];
+    for (const anchor of [
+      'eventos',
+      'receber-e-verificar',
+      'repeticoes',
+      'ordem-e-duplicados',
+      'a-causa-de-um-evento',
+      'rodar-o-segredo',
+    ])
+      expect(ptHtml).toContain(`id="${anchor}"`);
+    for (const anchor of [
+      'events',
+      'receiving-and-verifying',
+      'retries',
+      'ordering-and-duplicates',
+      'the-cause-of-an-event',
+      'rotating-the-secret',
+    ])
+      expect(enHtml).toContain(`id="${anchor}"`);
+    for (const html of [ptHtml, enHtml]) {
+      for (const type of WEBHOOK_TYPES) expect(html).toContain(`<td><code>${type}</code></td>`);
+      expect(html).toContain('<div class="samples" data-sample="webhooks">');
+      for (const helper of ['verifyWebhook', 'Webhook::verify', 'verify_webhook', 'openssl dgst'])
+        expect(html).toContain(helper);
+      expect(html).toContain('idempotency_key');
+    }
+    expect(enHtml).toContain('A receipt paid the rest');
+    expect(ptHtml).toContain('Um recibo pagou o resto');
+    const home = await (await get('/')).text();
+    for (const href of ['pt/webhooks', 'en/webhooks', 'pt/referencia', 'en/reference'])
+      expect(home).toContain(`href="${href}"`);
+  });
+
+  it('serves the reference in Portuguese and English, both documents and the home page; nothing outside the folder', async () => {
+    const portuguese = await get('/pt/referencia');
+    const english = await get('/en/reference');
+    expect([portuguese.status, english.status]).toEqual([200, 200]);
+    const [ptHtml, enHtml] = [await portuguese.text(), await english.text()];
+    expect(ptHtml).toContain('Listar clientes');
+    expect(enHtml).toContain('List customers');
+    expect(enHtml).not.toContain('Listar clientes');
+    for (const html of [ptHtml, enHtml]) {
+      expect(html).not.toMatch(/<script[^>]+src="https?:/);
+      expect(html).toContain('x-codeSamples');
+      expect(html).toContain('invoice.partially_paid');
+    }
+    const chooser = await (await get('/reference')).text();
+    for (const href of ['pt/referencia', 'en/reference', 'openapi.json', 'en/openapi.json'])
+      expect(chooser).toContain(`href="${href}"`);
+    expect(await (await get('/openapi.json')).json()).toMatchObject({
+      openapi: '3.1.0',
+      info: { title: 'Partner API v1 — serviço de facturação' },
+    });
+    expect(await (await get('/en/openapi.json')).json()).toMatchObject({
+      openapi: '3.1.0',
+      info: { title: 'Partner API v1 — invoicing service' },
+    });
     expect((await get('/')).status).toBe(200);
     expect((await get('/pt')).headers.get('location')).toBe('/pt/');
     expect((await get('/nothing')).status).toBe(404);

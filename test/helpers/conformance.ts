@@ -3,7 +3,8 @@
 // is documented for it, the body matches the documented schema, an error's code is one listed for
 // that status, the required headers are there and every API header present is documented and
 // valid. A mismatch fails the request's test at once, with what differs. Requests to routes that
-// do not exist (the framework's 404) are not operations and are not checked.
+// do not exist (the framework's 404) are not operations and are not checked. A webhook delivery
+// can be checked against the `webhooks` of the same document (webhookProblems).
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -159,6 +160,47 @@ export function conformanceProblems(observed: ObservedResponse): string[] {
       );
     }
   }
+  return problems;
+}
+
+/** A webhook delivery as a receiver got it: its headers (lower case) and its raw body. */
+export interface ObservedDelivery {
+  headers: Record<string, string | undefined>;
+  body: string;
+}
+
+/**
+ * What differs between a webhook delivery and openapi.json's `webhooks` entry for its type: the
+ * type is documented, the body matches the entry's schema (the envelope, `data` as the resource's
+ * schema) and the signature headers are there and match theirs.
+ */
+export function webhookProblems(delivery: ObservedDelivery): string[] {
+  const { document, ajv } = load();
+  let body: { type?: unknown };
+  try {
+    body = JSON.parse(delivery.body) as { type?: unknown };
+  } catch {
+    return [`the delivery's body is not JSON: ${delivery.body.slice(0, 200)}`];
+  }
+  const type = String(body.type);
+  const operation = (document.webhooks as Json | undefined)?.[type]?.post as Json | undefined;
+  if (!operation) return [`event type ${type} is not documented under webhooks`];
+  const problems: string[] = [];
+  for (const parameter of operation.parameters as Json[]) {
+    const name = (parameter.$ref as string).replace('#/components/parameters/', '');
+    const definition = document.components.parameters[name] as Json;
+    const value = delivery.headers[(definition.name as string).toLowerCase()];
+    if (value === undefined) {
+      problems.push(`${type}: header ${definition.name} is missing`);
+      continue;
+    }
+    const validate = validatorFor(`webhook header ${definition.name}`, definition.schema);
+    if (!validate(value))
+      problems.push(`${type}: header ${definition.name}: "${value}" ${ajv.errorsText(validate.errors)}`);
+  }
+  const validate = validatorFor(`webhook ${type}`, operation.requestBody.content['application/json'].schema);
+  if (!validate(body))
+    problems.push(`${type}: body does not match the schema: ${ajv.errorsText(validate.errors)}`);
   return problems;
 }
 

@@ -25,6 +25,8 @@ export type InvoiceItem = Invoice['items'][number];
 export type InvoiceSummary = Success<'listInvoices'>['data'][number];
 export type Payment = Schemas['Payment'];
 export type Pagination = Schemas['Pagination'];
+/** Who caused a webhook event: an API write (its request id and Idempotency-Key), an operator, the service. */
+export type WebhookCause = Schemas['EventCause'];
 
 /** The error envelope's `error` object. */
 export type ErrorBody = Schemas['Error']['error'];

@@ -7,6 +7,7 @@
 // - you may pass several secrets (yours during your own switch-over): one match with any is enough;
 // - a timestamp more than `toleranceSeconds` (default 300) away from your clock is refused, so an
 //   old delivery replayed by someone else is refused.
+import type { WebhookCause } from './types.js';
 
 /** A verified delivery's body. */
 export interface WebhookEvent<T = unknown> {
@@ -17,6 +18,8 @@ export interface WebhookEvent<T = unknown> {
   created_at: string;
   /** The resource as the API's single read returned it at the change (money as decimal strings). */
   data: T;
+  /** Who caused the event (the docs' webhooks page): compare it with your writes to drop their echoes. */
+  cause?: WebhookCause;
 }
 
 export interface VerifyWebhookOptions {

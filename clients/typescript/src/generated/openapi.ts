@@ -205,7 +205,250 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "invoice.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.created
+         * @description Um rascunho foi criado pela API (`POST /invoices`).
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["invoiceCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.issued
+         * @description Uma pessoa emitiu um rascunho na aplicação: código fiscal, estado `unpaid`.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["invoiceIssuedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.partially_paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.partially_paid
+         * @description Um recibo pagou parte da factura.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["invoicePartiallyPaidEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.paid
+         * @description Um recibo pagou o resto (ou foi emitida uma factura de total zero).
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["invoicePaidEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.cancelled
+         * @description Uma factura foi anulada.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["invoiceCancelledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.created
+         * @description Foi registado um recibo de uma factura da empresa; segue-se `invoice.partially_paid` ou `invoice.paid`.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["paymentCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.created
+         * @description Um cliente foi criado pela API.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["customerCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.updated
+         * @description Um cliente foi alterado pela API (um `PUT` que não muda nada não gera evento).
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["customerUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.created
+         * @description Um produto foi criado pela API.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["productCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.updated
+         * @description Um produto foi alterado pela API.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["productUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ping
+         * @description O suporte testou o endpoint (`webhooks test`): só para esse endpoint, qualquer que seja a sua lista de eventos, e nunca repetido.
+         *
+         *     Cada entrega é um `POST` com um evento em JSON, assinado (cabeçalhos `webhook-*`). Verifique a assinatura sobre o corpo tal como chegou, responda 2xx em menos de 10 s e trate depois. Entrega pelo menos uma vez: ignore um `id` já tratado.
+         */
+        post: operations["pingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -259,6 +502,28 @@ export interface components {
             nuit?: string | null;
             address?: string | null;
         };
+        /** @description Um evento: o envelope e, em `data`, o recurso. */
+        CustomerEvent: {
+            /**
+             * @description O id do evento (`evt_...`), igual ao cabeçalho webhook-id; o mesmo em cada nova tentativa e reenvio: guarde-o para ignorar repetições.
+             * @example evt_5f0c1e2d3b4a59687766a1b2
+             */
+            id: string;
+            /**
+             * @description O tipo do evento.
+             * @enum {string}
+             */
+            type: "customer.created" | "customer.updated";
+            /**
+             * Format: date-time
+             * @description Quando aconteceu a mudança (ISO 8601 com fuso).
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            created_at: string;
+            /** @description O recurso tal como a leitura individual da API (`GET /<recurso>/{id}`) o devolvia no momento da mudança. */
+            data: components["schemas"]["Customer"];
+            cause?: components["schemas"]["EventCause"];
+        };
         /**
          * CustomerRef
          * @description O cliente da factura.
@@ -306,6 +571,67 @@ export interface components {
                     [key: string]: string[];
                 };
             };
+        };
+        /** @description Quem causou o evento: uma escrita da API (com o seu X-Request-Id e Idempotency-Key), um operador ou o próprio serviço. Compare `idempotency_key` ou `request_id` com os das suas escritas para ignorar os ecos do que você mesmo mudou. */
+        EventCause: components["schemas"]["EventCauseApiKey"] | components["schemas"]["EventCauseOperator"] | components["schemas"]["EventCauseSystem"];
+        /** @description Uma escrita (`POST` ou `PUT`) feita com uma chave de API da empresa. */
+        EventCauseApiKey: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "api_key";
+            /**
+             * @description O id da chave.
+             * @example 12
+             */
+            api_key_id: number;
+            /**
+             * @description Os últimos 4 caracteres da chave, para a reconhecer.
+             * @example 9f3c
+             */
+            api_key_last4: string;
+            /**
+             * @description O X-Request-Id da resposta a essa escrita.
+             * @example req_4f1c2a9b7d3e8f6a1b2c3d4e
+             */
+            request_id: string;
+            /**
+             * @description A Idempotency-Key que essa escrita enviou.
+             * @example order-2026-0042
+             */
+            idempotency_key: string;
+        };
+        /** @description Uma acção de uma pessoa do serviço (por exemplo emitir uma factura ou registar um recibo). */
+        EventCauseOperator: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "operator";
+            /**
+             * @description Quem.
+             * @example maria
+             */
+            operator: string;
+            /**
+             * @description O quê, por exemplo `invoices issue`.
+             * @example invoices issue
+             */
+            command: string;
+        };
+        /** @description O próprio serviço (por exemplo o teste de um endpoint). */
+        EventCauseSystem: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "system";
+            /**
+             * @description O que o fez, por exemplo `webhooks test`.
+             * @example webhooks test
+             */
+            name: string;
         };
         /** @description A resposta genérica de uma falha interna (src/http/error-handler.ts). */
         InternalError: {
@@ -454,6 +780,28 @@ export interface components {
             /** @enum {string|null} */
             currency?: "MZN" | "USD" | "ZAR" | null;
             exchange_rate?: number | null;
+        };
+        /** @description Um evento: o envelope e, em `data`, o recurso. */
+        InvoiceEvent: {
+            /**
+             * @description O id do evento (`evt_...`), igual ao cabeçalho webhook-id; o mesmo em cada nova tentativa e reenvio: guarde-o para ignorar repetições.
+             * @example evt_5f0c1e2d3b4a59687766a1b2
+             */
+            id: string;
+            /**
+             * @description O tipo do evento.
+             * @enum {string}
+             */
+            type: "invoice.created" | "invoice.issued" | "invoice.partially_paid" | "invoice.paid" | "invoice.cancelled";
+            /**
+             * Format: date-time
+             * @description Quando aconteceu a mudança (ISO 8601 com fuso).
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            created_at: string;
+            /** @description O recurso tal como a leitura individual da API (`GET /<recurso>/{id}`) o devolvia no momento da mudança. */
+            data: components["schemas"]["Invoice"];
+            cause?: components["schemas"]["EventCause"];
         };
         /**
          * InvoiceItem
@@ -610,6 +958,28 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description Um evento: o envelope e, em `data`, o recurso. */
+        PaymentEvent: {
+            /**
+             * @description O id do evento (`evt_...`), igual ao cabeçalho webhook-id; o mesmo em cada nova tentativa e reenvio: guarde-o para ignorar repetições.
+             * @example evt_5f0c1e2d3b4a59687766a1b2
+             */
+            id: string;
+            /**
+             * @description O tipo do evento.
+             * @enum {string}
+             */
+            type: "payment.created";
+            /**
+             * Format: date-time
+             * @description Quando aconteceu a mudança (ISO 8601 com fuso).
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            created_at: string;
+            /** @description O recurso tal como a leitura individual da API (`GET /<recurso>/{id}`) o devolvia no momento da mudança. */
+            data: components["schemas"]["Payment"];
+            cause?: components["schemas"]["EventCause"];
+        };
         /**
          * @description Quem é a chave: empresa, modo e permissões.
          * @example {
@@ -634,6 +1004,33 @@ export interface components {
             scopes: string[];
             customers_visible: number;
             request_id: string;
+        };
+        /** @description Um evento: o envelope e, em `data`, o recurso. */
+        PingEvent: {
+            /**
+             * @description O id do evento (`evt_...`), igual ao cabeçalho webhook-id; o mesmo em cada nova tentativa e reenvio: guarde-o para ignorar repetições.
+             * @example evt_5f0c1e2d3b4a59687766a1b2
+             */
+            id: string;
+            /**
+             * @description O tipo do evento.
+             * @enum {string}
+             */
+            type: "ping";
+            /**
+             * Format: date-time
+             * @description Quando aconteceu a mudança (ISO 8601 com fuso).
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            created_at: string;
+            /** @description O endpoint testado e uma mensagem. */
+            data: {
+                /** @description O id do endpoint testado. */
+                endpoint_id: number;
+                /** @description Uma mensagem para pessoas. */
+                message: string;
+            };
+            cause?: components["schemas"]["EventCause"];
         };
         /**
          * @description Um produto ou serviço da empresa da chave.
@@ -696,6 +1093,28 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description Um evento: o envelope e, em `data`, o recurso. */
+        ProductEvent: {
+            /**
+             * @description O id do evento (`evt_...`), igual ao cabeçalho webhook-id; o mesmo em cada nova tentativa e reenvio: guarde-o para ignorar repetições.
+             * @example evt_5f0c1e2d3b4a59687766a1b2
+             */
+            id: string;
+            /**
+             * @description O tipo do evento.
+             * @enum {string}
+             */
+            type: "product.created" | "product.updated";
+            /**
+             * Format: date-time
+             * @description Quando aconteceu a mudança (ISO 8601 com fuso).
+             * @example 2026-11-22T09:30:00.000+02:00
+             */
+            created_at: string;
+            /** @description O recurso tal como a leitura individual da API (`GET /<recurso>/{id}`) o devolvia no momento da mudança. */
+            data: components["schemas"]["Product"];
+            cause?: components["schemas"]["EventCause"];
+        };
         /**
          * ProductInput
          * @description Corpo de POST e PUT. No PUT os campos obrigatórios continuam obrigatórios; um campo opcional omitido mantém o valor e `null` apaga-o.
@@ -753,6 +1172,21 @@ export interface components {
          * @example 7d0c5a3e-2b1f-4c8e-9a6d-5e4f3b2a1c0d
          */
         IdempotencyKey: string;
+        /**
+         * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+         * @example evt_5f0c1e2d3b4a59687766a1b2
+         */
+        WebhookId: string;
+        /**
+         * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignature: string;
+        /**
+         * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+         * @example 1795000000
+         */
+        WebhookTimestamp: string;
     };
     requestBodies: never;
     headers: never;
@@ -3147,6 +3581,1069 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["InternalError"];
                 };
+            };
+        };
+    };
+    invoiceCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "invoice.created",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 12,
+                 *         "invoice_code": "DRAFT-7K2M9QXA",
+                 *         "payment_notice_code": "",
+                 *         "document_type": "invoice",
+                 *         "is_payment_notice": false,
+                 *         "notice_kind": "",
+                 *         "is_pos_sale": false,
+                 *         "reference": "Encomenda 2026/341",
+                 *         "payment_reference": "",
+                 *         "status": "draft",
+                 *         "invoice_date": "2026-11-22",
+                 *         "due_date": "2026-12-22",
+                 *         "currency": "MZN",
+                 *         "exchange_rate": null,
+                 *         "subtotal": "4410.00",
+                 *         "discount": "25.00",
+                 *         "global_discount_amount": "0.00",
+                 *         "vat_base": "225.00",
+                 *         "tax": "36.00",
+                 *         "grand_total": "4421.00",
+                 *         "paid_amount": "0.00",
+                 *         "remaining_amount": "4421.00",
+                 *         "notes": "",
+                 *         "customer": {
+                 *           "id": 6,
+                 *           "name": "Escola Primária Esperança da Matola"
+                 *         },
+                 *         "items": [
+                 *           {
+                 *             "id": 31,
+                 *             "product_id": 5,
+                 *             "name": "Farinha de milho 10 kg",
+                 *             "description": "",
+                 *             "quantity": 8,
+                 *             "price": "520.00",
+                 *             "discount": "0.00",
+                 *             "discount_percentage": 0,
+                 *             "tax_amount": "0.00",
+                 *             "tax_rate": null,
+                 *             "tax_included": false,
+                 *             "total": "4160.00"
+                 *           },
+                 *           {
+                 *             "id": 32,
+                 *             "product_id": 6,
+                 *             "name": "Entrega ao domicílio (Grande Maputo)",
+                 *             "description": "",
+                 *             "quantity": 1,
+                 *             "price": "250.00",
+                 *             "discount": "25.00",
+                 *             "discount_percentage": 10,
+                 *             "tax_amount": "36.00",
+                 *             "tax_rate": 16,
+                 *             "tax_included": false,
+                 *             "total": "261.00"
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "api_key",
+                 *         "api_key_id": 12,
+                 *         "api_key_last4": "9f3c",
+                 *         "request_id": "req_4f1c2a9b7d3e8f6a1b2c3d4e",
+                 *         "idempotency_key": "order-2026-0042"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceEvent"] & {
+                    /** @constant */
+                    type?: "invoice.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceIssuedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "invoice.issued",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 12,
+                 *         "invoice_code": "FT 2026/000123",
+                 *         "payment_notice_code": "",
+                 *         "document_type": "invoice",
+                 *         "is_payment_notice": false,
+                 *         "notice_kind": "",
+                 *         "is_pos_sale": false,
+                 *         "reference": "Encomenda 2026/341",
+                 *         "payment_reference": "",
+                 *         "status": "unpaid",
+                 *         "invoice_date": "2026-11-22",
+                 *         "due_date": "2026-12-22",
+                 *         "currency": "MZN",
+                 *         "exchange_rate": null,
+                 *         "subtotal": "4410.00",
+                 *         "discount": "25.00",
+                 *         "global_discount_amount": "0.00",
+                 *         "vat_base": "225.00",
+                 *         "tax": "36.00",
+                 *         "grand_total": "4421.00",
+                 *         "paid_amount": "0.00",
+                 *         "remaining_amount": "4421.00",
+                 *         "notes": "",
+                 *         "customer": {
+                 *           "id": 6,
+                 *           "name": "Escola Primária Esperança da Matola"
+                 *         },
+                 *         "items": [
+                 *           {
+                 *             "id": 31,
+                 *             "product_id": 5,
+                 *             "name": "Farinha de milho 10 kg",
+                 *             "description": "",
+                 *             "quantity": 8,
+                 *             "price": "520.00",
+                 *             "discount": "0.00",
+                 *             "discount_percentage": 0,
+                 *             "tax_amount": "0.00",
+                 *             "tax_rate": null,
+                 *             "tax_included": false,
+                 *             "total": "4160.00"
+                 *           },
+                 *           {
+                 *             "id": 32,
+                 *             "product_id": 6,
+                 *             "name": "Entrega ao domicílio (Grande Maputo)",
+                 *             "description": "",
+                 *             "quantity": 1,
+                 *             "price": "250.00",
+                 *             "discount": "25.00",
+                 *             "discount_percentage": 10,
+                 *             "tax_amount": "36.00",
+                 *             "tax_rate": 16,
+                 *             "tax_included": false,
+                 *             "total": "261.00"
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "operator",
+                 *         "operator": "maria",
+                 *         "command": "invoices issue"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceEvent"] & {
+                    /** @constant */
+                    type?: "invoice.issued";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePartiallyPaidEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "invoice.partially_paid",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 12,
+                 *         "invoice_code": "FT 2026/000123",
+                 *         "payment_notice_code": "",
+                 *         "document_type": "invoice",
+                 *         "is_payment_notice": false,
+                 *         "notice_kind": "",
+                 *         "is_pos_sale": false,
+                 *         "reference": "Encomenda 2026/341",
+                 *         "payment_reference": "",
+                 *         "status": "partially_paid",
+                 *         "invoice_date": "2026-11-22",
+                 *         "due_date": "2026-12-22",
+                 *         "currency": "MZN",
+                 *         "exchange_rate": null,
+                 *         "subtotal": "4410.00",
+                 *         "discount": "25.00",
+                 *         "global_discount_amount": "0.00",
+                 *         "vat_base": "225.00",
+                 *         "tax": "36.00",
+                 *         "grand_total": "4421.00",
+                 *         "paid_amount": "2210.50",
+                 *         "remaining_amount": "2210.50",
+                 *         "notes": "",
+                 *         "customer": {
+                 *           "id": 6,
+                 *           "name": "Escola Primária Esperança da Matola"
+                 *         },
+                 *         "items": [
+                 *           {
+                 *             "id": 31,
+                 *             "product_id": 5,
+                 *             "name": "Farinha de milho 10 kg",
+                 *             "description": "",
+                 *             "quantity": 8,
+                 *             "price": "520.00",
+                 *             "discount": "0.00",
+                 *             "discount_percentage": 0,
+                 *             "tax_amount": "0.00",
+                 *             "tax_rate": null,
+                 *             "tax_included": false,
+                 *             "total": "4160.00"
+                 *           },
+                 *           {
+                 *             "id": 32,
+                 *             "product_id": 6,
+                 *             "name": "Entrega ao domicílio (Grande Maputo)",
+                 *             "description": "",
+                 *             "quantity": 1,
+                 *             "price": "250.00",
+                 *             "discount": "25.00",
+                 *             "discount_percentage": 10,
+                 *             "tax_amount": "36.00",
+                 *             "tax_rate": 16,
+                 *             "tax_included": false,
+                 *             "total": "261.00"
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "operator",
+                 *         "operator": "maria",
+                 *         "command": "payments record"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceEvent"] & {
+                    /** @constant */
+                    type?: "invoice.partially_paid";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePaidEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "invoice.paid",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 12,
+                 *         "invoice_code": "FT 2026/000123",
+                 *         "payment_notice_code": "",
+                 *         "document_type": "invoice",
+                 *         "is_payment_notice": false,
+                 *         "notice_kind": "",
+                 *         "is_pos_sale": false,
+                 *         "reference": "Encomenda 2026/341",
+                 *         "payment_reference": "",
+                 *         "status": "paid",
+                 *         "invoice_date": "2026-11-22",
+                 *         "due_date": "2026-12-22",
+                 *         "currency": "MZN",
+                 *         "exchange_rate": null,
+                 *         "subtotal": "4410.00",
+                 *         "discount": "25.00",
+                 *         "global_discount_amount": "0.00",
+                 *         "vat_base": "225.00",
+                 *         "tax": "36.00",
+                 *         "grand_total": "4421.00",
+                 *         "paid_amount": "4421.00",
+                 *         "remaining_amount": "0.00",
+                 *         "notes": "",
+                 *         "customer": {
+                 *           "id": 6,
+                 *           "name": "Escola Primária Esperança da Matola"
+                 *         },
+                 *         "items": [
+                 *           {
+                 *             "id": 31,
+                 *             "product_id": 5,
+                 *             "name": "Farinha de milho 10 kg",
+                 *             "description": "",
+                 *             "quantity": 8,
+                 *             "price": "520.00",
+                 *             "discount": "0.00",
+                 *             "discount_percentage": 0,
+                 *             "tax_amount": "0.00",
+                 *             "tax_rate": null,
+                 *             "tax_included": false,
+                 *             "total": "4160.00"
+                 *           },
+                 *           {
+                 *             "id": 32,
+                 *             "product_id": 6,
+                 *             "name": "Entrega ao domicílio (Grande Maputo)",
+                 *             "description": "",
+                 *             "quantity": 1,
+                 *             "price": "250.00",
+                 *             "discount": "25.00",
+                 *             "discount_percentage": 10,
+                 *             "tax_amount": "36.00",
+                 *             "tax_rate": 16,
+                 *             "tax_included": false,
+                 *             "total": "261.00"
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "operator",
+                 *         "operator": "maria",
+                 *         "command": "payments record"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceEvent"] & {
+                    /** @constant */
+                    type?: "invoice.paid";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceCancelledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "invoice.cancelled",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 12,
+                 *         "invoice_code": "FT 2026/000123",
+                 *         "payment_notice_code": "",
+                 *         "document_type": "invoice",
+                 *         "is_payment_notice": false,
+                 *         "notice_kind": "",
+                 *         "is_pos_sale": false,
+                 *         "reference": "Encomenda 2026/341",
+                 *         "payment_reference": "",
+                 *         "status": "cancelled",
+                 *         "invoice_date": "2026-11-22",
+                 *         "due_date": "2026-12-22",
+                 *         "currency": "MZN",
+                 *         "exchange_rate": null,
+                 *         "subtotal": "4410.00",
+                 *         "discount": "25.00",
+                 *         "global_discount_amount": "0.00",
+                 *         "vat_base": "225.00",
+                 *         "tax": "36.00",
+                 *         "grand_total": "4421.00",
+                 *         "paid_amount": "0.00",
+                 *         "remaining_amount": "4421.00",
+                 *         "notes": "",
+                 *         "customer": {
+                 *           "id": 6,
+                 *           "name": "Escola Primária Esperança da Matola"
+                 *         },
+                 *         "items": [
+                 *           {
+                 *             "id": 31,
+                 *             "product_id": 5,
+                 *             "name": "Farinha de milho 10 kg",
+                 *             "description": "",
+                 *             "quantity": 8,
+                 *             "price": "520.00",
+                 *             "discount": "0.00",
+                 *             "discount_percentage": 0,
+                 *             "tax_amount": "0.00",
+                 *             "tax_rate": null,
+                 *             "tax_included": false,
+                 *             "total": "4160.00"
+                 *           },
+                 *           {
+                 *             "id": 32,
+                 *             "product_id": 6,
+                 *             "name": "Entrega ao domicílio (Grande Maputo)",
+                 *             "description": "",
+                 *             "quantity": 1,
+                 *             "price": "250.00",
+                 *             "discount": "25.00",
+                 *             "discount_percentage": 10,
+                 *             "tax_amount": "36.00",
+                 *             "tax_rate": 16,
+                 *             "tax_included": false,
+                 *             "total": "261.00"
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "operator",
+                 *         "operator": "maria",
+                 *         "command": "invoices cancel"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceEvent"] & {
+                    /** @constant */
+                    type?: "invoice.cancelled";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "payment.created",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 4,
+                 *         "payment_code": "RC 2026/000004",
+                 *         "payment_date": "2026-11-20",
+                 *         "amount": "5000.00",
+                 *         "payment_method": "mpesa",
+                 *         "payment_method_type": "mobile_money",
+                 *         "reference": "MP261120.1432.A77",
+                 *         "notes": null,
+                 *         "invoice": {
+                 *           "id": 2,
+                 *           "invoice_code": "FT 2026/000002",
+                 *           "payment_notice_code": ""
+                 *         },
+                 *         "created_at": "2026-11-20T14:32:00.000+02:00",
+                 *         "updated_at": "2026-11-20T14:32:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "operator",
+                 *         "operator": "maria",
+                 *         "command": "payments record"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentEvent"] & {
+                    /** @constant */
+                    type?: "payment.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "customer.created",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "name": "Transportes Chaimite, Lda",
+                 *         "type": "company",
+                 *         "email": "financeiro@chaimite.exemplo.co.mz",
+                 *         "phone": "+258 23 32 1234",
+                 *         "contact_number": null,
+                 *         "nuit": "401223344",
+                 *         "address": "Rua Major Serpa Pinto 55, Beira",
+                 *         "created_at": "2026-11-20T10:15:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "api_key",
+                 *         "api_key_id": 12,
+                 *         "api_key_last4": "9f3c",
+                 *         "request_id": "req_4f1c2a9b7d3e8f6a1b2c3d4e",
+                 *         "idempotency_key": "order-2026-0042"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomerEvent"] & {
+                    /** @constant */
+                    type?: "customer.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "customer.updated",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "name": "Transportes Chaimite, Lda",
+                 *         "type": "company",
+                 *         "email": "financeiro@chaimite.exemplo.co.mz",
+                 *         "phone": "+258 23 32 1234",
+                 *         "contact_number": null,
+                 *         "nuit": "401223344",
+                 *         "address": "Rua Major Serpa Pinto 55, Beira",
+                 *         "created_at": "2026-11-20T10:15:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "api_key",
+                 *         "api_key_id": 12,
+                 *         "api_key_last4": "9f3c",
+                 *         "request_id": "req_4f1c2a9b7d3e8f6a1b2c3d4e",
+                 *         "idempotency_key": "order-2026-0042"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomerEvent"] & {
+                    /** @constant */
+                    type?: "customer.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "product.created",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 5,
+                 *         "name": "Farinha de milho 10 kg",
+                 *         "product_code": "BEN-000003",
+                 *         "sku": "FM-10",
+                 *         "description": null,
+                 *         "type": "GOODS",
+                 *         "unity": "saco",
+                 *         "price": "520.00",
+                 *         "pos_price": "540.00",
+                 *         "vat_included": false,
+                 *         "tax_rate": null,
+                 *         "stock": 120,
+                 *         "reorder_level": 20,
+                 *         "tracks_inventory": true,
+                 *         "is_for_sale": true,
+                 *         "categories": [
+                 *           "Mercearia"
+                 *         ],
+                 *         "created_at": "2026-11-20T10:15:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "api_key",
+                 *         "api_key_id": 12,
+                 *         "api_key_last4": "9f3c",
+                 *         "request_id": "req_4f1c2a9b7d3e8f6a1b2c3d4e",
+                 *         "idempotency_key": "order-2026-0042"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProductEvent"] & {
+                    /** @constant */
+                    type?: "product.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "product.updated",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "id": 5,
+                 *         "name": "Farinha de milho 10 kg",
+                 *         "product_code": "BEN-000003",
+                 *         "sku": "FM-10",
+                 *         "description": null,
+                 *         "type": "GOODS",
+                 *         "unity": "saco",
+                 *         "price": "520.00",
+                 *         "pos_price": "540.00",
+                 *         "vat_included": false,
+                 *         "tax_rate": null,
+                 *         "stock": 120,
+                 *         "reorder_level": 20,
+                 *         "tracks_inventory": true,
+                 *         "is_for_sale": true,
+                 *         "categories": [
+                 *           "Mercearia"
+                 *         ],
+                 *         "created_at": "2026-11-20T10:15:00.000+02:00",
+                 *         "updated_at": "2026-11-22T09:30:00.000+02:00"
+                 *       },
+                 *       "cause": {
+                 *         "kind": "api_key",
+                 *         "api_key_id": 12,
+                 *         "api_key_last4": "9f3c",
+                 *         "request_id": "req_4f1c2a9b7d3e8f6a1b2c3d4e",
+                 *         "idempotency_key": "order-2026-0042"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProductEvent"] & {
+                    /** @constant */
+                    type?: "product.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pingEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description O id do evento (`evt_...`): o mesmo em cada nova tentativa e reenvio.
+                 * @example evt_5f0c1e2d3b4a59687766a1b2
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Segundos desde 1970-01-01 UTC em que esta tentativa foi feita. Recuse uma diferença de mais de 5 minutos para o seu relógio.
+                 * @example 1795000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 de `{webhook-id}.{webhook-timestamp}.{corpo}` com os bytes (base64) do seu segredo depois de `whsec_`. Durante uma rotação do segredo, duas assinaturas separadas por um espaço: basta uma.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f0c1e2d3b4a59687766a1b2",
+                 *       "type": "ping",
+                 *       "created_at": "2026-11-22T09:30:00.000+02:00",
+                 *       "data": {
+                 *         "endpoint_id": 3,
+                 *         "message": "Teste do webhook: se recebeu isto, o endpoint está configurado."
+                 *       },
+                 *       "cause": {
+                 *         "kind": "system",
+                 *         "name": "webhooks test"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PingEvent"] & {
+                    /** @constant */
+                    type?: "ping";
+                };
+            };
+        };
+        responses: {
+            /** @description Assinatura inválida (ou qualquer outra resposta que não 2xx, ou nenhuma em 10 s): a tentativa falhou e é repetida mais tarde. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recebido: qualquer resposta 2xx em menos de 10 segundos. Trate o evento depois de responder. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,0 +1,22 @@
+import os
+from decimal import Decimal
+
+from invoicing_partner_api import PartnerApi
+
+api = PartnerApi(api_key=os.environ["PARTNER_API_KEY"], base_url=os.environ["PARTNER_API_URL"])
+
+# [pt] Sempre um rascunho: quem o emite é uma pessoa, na aplicação. O desconto é uma percentagem.
+# [en] Always a draft: a person issues it, in the application. The discount is a percentage.
+# [pt] A sua encomenda como chave: se o seu programa reiniciar e enviar de novo, não se duplica.
+# [en] Your order as the key: if your program restarts and sends it again, nothing is duplicated.
+invoice = api.invoices.create(
+    {
+        "customer_id": 1042,
+        "invoice_date": "2026-11-22",
+        "due_date": "2026-12-22",
+        "reference": "ENC-2026-0042",
+        "items": [{"product_id": 2051, "quantity": 10, "price": Decimal("650.00"), "discount": 5}],
+    },
+    idempotency_key="order-2026-0042",
+)
+print(f"{invoice['invoice_code']} {invoice['status']}: {invoice['subtotal']} - {invoice['discount']} + {invoice['tax']} = {invoice['grand_total']}")

@@ -1,6 +1,6 @@
 // The real `serve` with OPS_PORT: the monitoring server next to the API, and its logs: one line
 // per request, short human lines (LOG_FORMAT=pretty, or a terminal) or JSON lines otherwise.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   apiCall,
   type CliStorage,
@@ -55,9 +55,15 @@ describe(`serve with an operations port (${testStorage()})`, { timeout: PROCESS_
       'invoicing_http_requests_total{route="/api/v1/partner/customers",method="GET",status="401",error_code="invalid_api_key"} 1',
     );
 
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the last lines reach stderr
-    const lines = server.stderr().split('\n');
-    const requestLines = lines.filter((line) => line.includes('/api/v1/partner/'));
+    // Logs are written without blocking: wait for the three lines to reach stderr (bounded).
+    const requestLinesOf = (stderr: string) =>
+      stderr.split('\n').filter((line) => line.includes('/api/v1/partner/'));
+    const output = server;
+    await vi.waitFor(() => expect(requestLinesOf(output.stderr()).length).toBeGreaterThanOrEqual(3), {
+      timeout: 30_000,
+      interval: 50,
+    });
+    const requestLines = requestLinesOf(server.stderr());
     expect(requestLines).toHaveLength(3); // two pings and the 401 (the 404 for /metrics is outside the prefix)
     for (const line of requestLines.slice(0, 2)) {
       expect(line).toMatch(
@@ -78,13 +84,21 @@ describe(`serve with an operations port (${testStorage()})`, { timeout: PROCESS_
     server = await startServe({ ...storage.env, LOG_LEVEL: 'info' });
     expect(server.ready).toMatchObject({ ops_url: null });
     expect((await apiCall(server.apiBaseUrl, key, '/ping')).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const entries = server
-      .stderr()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    const requests = entries.filter((entry) => entry.url === '/api/v1/partner/ping');
+    const entriesOf = (stderr: string) =>
+      stderr
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const pings = (stderr: string) =>
+      entriesOf(stderr).filter((entry) => entry.url === '/api/v1/partner/ping');
+    // Logs are written without blocking: wait for the line to reach stderr (bounded).
+    const output = server;
+    await vi.waitFor(() => expect(pings(output.stderr()).length).toBeGreaterThan(0), {
+      timeout: 30_000,
+      interval: 50,
+    });
+    const entries = entriesOf(server.stderr());
+    const requests = pings(server.stderr());
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({
       level: 30,

@@ -3,7 +3,7 @@
 // in another short transaction guarded by the lease. Same code on PGlite and PostgreSQL.
 import { eq } from 'drizzle-orm';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
 import { webhookAttempts, webhookDeliveries } from '../../src/db/schema.js';
 import { executeOperation } from '../../src/operations/index.js';
@@ -112,17 +112,25 @@ describe(`webhook deliveries with leases (${testStorage()})`, () => {
         15_000,
       );
 
-      // All four attempts are waiting on their receivers now.
+      // All four attempts are waiting on their receivers now (4 s each): none holds a connection
+      // or leaves a session idle in a transaction. A claim poll of the worker (every 20 ms) may be
+      // running at a given moment: the check is repeated until a moment between polls, bounded
+      // well within the receivers' 4 s, so a connection held by an attempt would still fail it.
       const pool = database.handle.pool as pg.Pool;
-      expect(pool.totalCount - pool.idleCount).toBe(0);
       const observer = new pg.Client({ connectionString: database.url as string });
       await observer.connect();
       try {
-        const { rows } = await observer.query<{ state: string; query: string }>(
-          `select state, query from pg_stat_activity
-           where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`,
+        await vi.waitFor(
+          async () => {
+            expect(pool.totalCount - pool.idleCount).toBe(0);
+            const { rows } = await observer.query<{ state: string; query: string }>(
+              `select state, query from pg_stat_activity
+               where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`,
+            );
+            expect(rows).toEqual([]);
+          },
+          { timeout: 2000, interval: 5 },
         );
-        expect(rows).toEqual([]);
       } finally {
         await observer.end();
       }

@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config';
 // other languages' test runners). The PHP and Python clients' own suites, and every code sample of
 // the docs (docs/samples, in curl, TypeScript, PHP and Python), run against a real server on the
 // embedded PGlite and on PostgreSQL (like every test of the repository), one server per file and
-// storage; the packages are built and installed once.
+// storage; the packages are built and installed once. The TypeScript package is built as partners
+// get it and its README example compiled against it and run.
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -17,7 +18,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'pglite',
-          include: ['test/clients/kit/clients.test.ts', 'test/clients/kit/samples.test.ts'],
+          include: [
+            'test/clients/kit/clients.test.ts',
+            'test/clients/kit/samples.test.ts',
+            'test/clients/kit/typescript-package.test.ts',
+          ],
           env: { TEST_STORAGE: 'pglite' },
         },
       },
@@ -25,7 +30,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: ['test/clients/kit/clients.test.ts', 'test/clients/kit/samples.test.ts'],
+          include: [
+            'test/clients/kit/clients.test.ts',
+            'test/clients/kit/samples.test.ts',
+            'test/clients/kit/typescript-package.test.ts',
+          ],
           env: { TEST_STORAGE: 'postgres' },
         },
       },

@@ -17,13 +17,17 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // file that replaces a module (vi.mock) needs a graph of its own: it runs in `pglite-isolated`
 // and `postgres-isolated`, found by its content.
 const UNIT = 'test/**/*.unit.test.ts';
-// The partner kit (PHP and Python clients, packages) runs with `npm run test:clients`.
-const EXCLUDED = [...configDefaults.exclude, 'test/clients/kit/**'];
+// The partner kit (PHP and Python clients, packages) runs with `npm run test:clients`, what a
+// deployment ships with `npm run test:deploy`.
+const EXCLUDED = [...configDefaults.exclude, 'test/clients/kit/**', 'test/deploy/**'];
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return path.endsWith(join('clients', 'kit')) ? [] : testFiles(path);
+    if (entry.isDirectory())
+      return path.endsWith(join('clients', 'kit')) || path.endsWith(join('test', 'deploy'))
+        ? []
+        : testFiles(path);
     return entry.name.endsWith('.test.ts') && !entry.name.endsWith('.unit.test.ts') ? [path] : [];
   });
 }

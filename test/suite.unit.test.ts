@@ -21,11 +21,12 @@ const USES_STORAGE =
   /helpers\/(database|context|client-server|server-process|rate-limit)\.js'|createCliStorage|testStorage\(|TEST_STORAGE/;
 
 describe('test files', () => {
-  // Left out: this file (its pattern names the helpers) and the partner kit, which runs with its
-  // own configuration (npm run test:clients).
+  // Left out: this file (its pattern names the helpers), the partner kit and the deployment's
+  // tests, which run with their own configurations (npm run test:clients, npm run test:deploy).
   const files = testFiles(TEST)
     .filter(
-      (file) => file !== fileURLToPath(import.meta.url) && !relative(TEST, file).startsWith('clients/kit/'),
+      (file) =>
+        file !== fileURLToPath(import.meta.url) && !/^(clients\/kit|deploy)\//.test(relative(TEST, file)),
     )
     .map((file) => ({
       name: relative(TEST, file),

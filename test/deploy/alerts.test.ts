@@ -5,7 +5,6 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { testStorage } from '../helpers/database.js';
 
 const run = promisify(execFile);
 const DIR = fileURLToPath(new URL('../../deploy/prometheus/', import.meta.url));
@@ -25,8 +24,7 @@ async function promtool(args: string[]): Promise<string> {
   }
 }
 
-// Storage plays no part: once, in the PGlite project.
-describe.runIf(testStorage() === 'pglite')('alert rules (deploy/prometheus/alerts.yml)', () => {
+describe('alert rules (deploy/prometheus/alerts.yml)', () => {
   it('load in Prometheus and fire as their unit tests expect', async () => {
     expect(await promtool(['check', 'rules', 'alerts.yml'])).toContain('SUCCESS: 9 rules found');
     expect(await promtool(['test', 'rules', 'alerts.test.yml'])).toContain('SUCCESS');

@@ -10,14 +10,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testStorage } from '../helpers/database.js';
 import { freePort } from '../helpers/server-process.js';
 
 const run = promisify(execFile);
 const SCRIPT = fileURLToPath(new URL('../../deploy/build-runtime.sh', import.meta.url));
 
-// The storage plays no part in what is shipped: once, in the PGlite project.
-describe.runIf(testStorage() === 'pglite')('the runtime tree (deploy/build-runtime.sh)', () => {
+describe('the runtime tree (deploy/build-runtime.sh)', () => {
   let work: string;
   let stop: (() => void) | null = null;
 

@@ -9,11 +9,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ListeningApp, startListeningApp } from '../helpers/client-server.js';
-import { createTenant } from '../helpers/context.js';
+import { type ListeningApp, startListeningApp } from '../../helpers/client-server.js';
+import { createTenant } from '../../helpers/context.js';
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PACKAGE_DIR = path.join(ROOT, 'clients/typescript');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 

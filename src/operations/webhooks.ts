@@ -115,7 +115,18 @@ function resendArgs(raw: RawArgs): ResendArgs {
   }
   if (endpointId === undefined) throw new ArgumentError('give an EVENT_ID, or --endpoint ID --since TIME');
   if (since === undefined) throw new ArgumentError('since is required with --endpoint');
+  if (until !== undefined && !before(since, until)) throw new ArgumentError('until must be after since');
   return { endpointId, since, until };
+}
+
+/**
+ * Whether `a` comes before `b`, as far as can be told without the time zone: two dates, or two
+ * instants (a date against an instant is judged when the operation runs).
+ */
+function before(a: Moment, b: Moment): boolean {
+  if ('date' in a && 'date' in b) return a.date < b.date;
+  if ('at' in a && 'at' in b) return a.at < b.at;
+  return true;
 }
 
 /** A moment as an instant: a calendar date is its midnight in the service's time zone. */

@@ -144,7 +144,7 @@ describe('webhooks: the cause of each event, subscriptions, samples, window rese
     ]);
     // Never the key itself.
     for (const request of receiver.at('/cause')) expect(request.body).not.toContain(shop.key);
-    await cli(['webhooks', 'disable', String(all.id)]);
+    await command(['webhooks', 'disable', String(all.id)]);
   });
 
   it('a filtered endpoint receives exactly its subscribed types (a family and an exact type), nothing of another company; update changes what arrives', async () => {
@@ -248,7 +248,7 @@ describe('webhooks: the cause of each event, subscriptions, samples, window rese
     const refused = await runCli(['webhooks', 'test', String(theirs.id), '--type', 'invoice.paid'], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/has no paid invoice to build a sample invoice\.paid event from/);
-    const customer = await cli(['webhooks', 'test', String(theirs.id), '--type', 'customer.updated']);
+    const customer = await command(['webhooks', 'test', String(theirs.id), '--type', 'customer.updated']);
     expect(customer.status).toBe('succeeded');
     expect(bodies('/sample-theirs').map((one) => [one.type, one.data.name])).toEqual([
       ['customer.updated', 'Cliente Alheio'],
@@ -269,7 +269,7 @@ describe('webhooks: the cause of each event, subscriptions, samples, window rese
     await write(other, 'POST', '/customers', { name: 'Da outra empresa' });
     await receiver.waitFor(() => receiver.at('/window').length >= 2);
     await settled(hook.id);
-    await cli(['webhooks', 'test', String(hook.id), '--type', 'customer.created']); // never resent
+    await command(['webhooks', 'test', String(hook.id), '--type', 'customer.created']); // never resent
     const original = bodies('/window');
     expect(original.map((event) => event.type)).toEqual([
       'customer.created',
@@ -343,7 +343,7 @@ describe('webhooks: the cause of each event, subscriptions, samples, window rese
     const deadline = Date.now() + 15_000;
     let listed: Json;
     for (;;) {
-      listed = await cli(['webhooks', 'list', '--company', String(other.id)]);
+      listed = await command(['webhooks', 'list', '--company', String(other.id)]);
       const row = listed.endpoints.find((one: Json) => one.id === failing.id);
       if (row?.failing_since || Date.now() > deadline) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -364,7 +364,7 @@ describe('webhooks: the cause of each event, subscriptions, samples, window rese
     });
     // Once it answers again, the next success ends the failure.
     receiver.on('/failing', () => ({ status: 204 }));
-    await cli(['webhooks', 'test', String(failing.id)]);
+    await command(['webhooks', 'test', String(failing.id)]);
     const after = await command(['webhooks', 'list', '--company', String(other.id)]);
     expect(after.endpoints.find((one: Json) => one.id === failing.id)).toMatchObject({
       last_success_at: expect.any(String),

@@ -8,6 +8,8 @@ import type { ListMemory } from './db/list-memory.js';
 export interface ApiKeyActor {
   kind: 'api_key';
   apiKeyId: number;
+  /** The last 4 characters of the key presented: enough to recognise it, never the secret. */
+  last4: string;
   requestId: string;
   idempotencyKey: string | null;
 }

@@ -29,6 +29,6 @@ createServer(async (req, res) => {
   processed.add(event.id);
   // [pt] O eco de uma escrita sua: a cause traz a Idempotency-Key que enviou.
   // [en] The echo of your own write: the cause carries the Idempotency-Key you sent.
-  if (event.cause?.kind === 'api_key' && myKeys.has(event.cause.idempotency_key)) return;
+  if (event.cause.kind === 'api_key' && myKeys.has(event.cause.idempotency_key)) return;
   console.log(`${event.type} ${event.id} ${event.created_at}`);
 }).listen(Number(process.env.PORT ?? 8080));

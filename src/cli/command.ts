@@ -31,6 +31,8 @@ interface CommandShape {
   options: OptionSpecs;
   /** Name of the one positional argument the command takes, if any (e.g. "ID"). */
   positional?: string;
+  /** The positional argument may be left out (its flags say what to do instead). */
+  positionalOptional?: true;
   required?: readonly string[];
   /** The raw arguments from the flags (read and checked by the operation, or by `run`). */
   args(values: FlagValues, positional: string | undefined): RawArgs;

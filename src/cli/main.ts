@@ -105,7 +105,8 @@ interface Output {
 async function runCommand(command: Command, args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags(args, command.options, command.name);
   const expected = command.positional ? 1 : 0;
-  if (positionals.length !== expected) {
+  const optional = command.positionalOptional === true && positionals.length === 0;
+  if (positionals.length !== expected && !optional) {
     throw new UsageError(
       expected === 1
         ? positionals.length === 0

@@ -2,9 +2,14 @@
 // in the shape of src/cli/command.ts. Joined to the command table of src/cli/commands.ts; nothing
 // here touches the database.
 import type { OperationResult } from '../operations/index.js';
-import { EVENT_TYPES } from '../webhooks/event-types.js';
+import { EVENT_FAMILIES, EVENT_TYPES } from '../webhooks/event-types.js';
 import { bool, type Command, command, str } from './command.js';
 import { details, table } from './output.js';
+
+const EVENTS_HELP = [
+  `  --events E     comma-separated types and families, or all (default): ${EVENT_FAMILIES.map((family) => `${family}.*`).join(', ')}`,
+  `                 (every type of the family, also later ones), ${EVENT_TYPES.join(', ')}`,
+].join('\n');
 
 function endpointText(headline: (id: number) => string) {
   return (endpoint: OperationResult<'webhooks.enable'>) => `${headline(endpoint.id)}\n${details(endpoint)}`;
@@ -19,7 +24,7 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
       '  --company ID   the company whose events the endpoint receives (only its own, ever)',
       '  --url URL      https URL (http only to loopback with WEBHOOK_ALLOW_HTTP=true); private',
       '                 and link-local addresses are refused unless WEBHOOK_ALLOW_PRIVATE=true',
-      `  --events E     comma-separated, or all (default): ${EVENT_TYPES.join(', ')}`,
+      EVENTS_HELP,
     ].join('\n'),
     options: { company: str, url: str, events: str },
     required: ['company', 'url'],
@@ -38,9 +43,12 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   }),
   command({
     name: 'webhooks list',
-    summary: "list a company's webhook endpoints (never their secrets)",
+    summary: "list a company's webhook endpoints with their health (never their secrets)",
     usage: '--company ID',
-    help: '',
+    help: [
+      'Health: the last successful attempt, since when it has been failing (the first failed attempt',
+      'after the last success, while the latest one failed), the last error and the deliveries pending.',
+    ].join('\n'),
     options: { company: str },
     required: ['company'],
     operation: 'webhooks.list',
@@ -51,8 +59,28 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
         ['URL', 'url'],
         ['EVENTS', 'events'],
         ['ENABLED', 'enabled'],
+        ['LAST SUCCESS', 'last_success_at'],
+        ['FAILING SINCE', 'failing_since'],
+        ['PENDING', 'deliveries_pending'],
+        ['LAST ERROR', 'last_error'],
         ['DISABLED BECAUSE', 'disabled_reason'],
       ]),
+  }),
+  command({
+    name: 'webhooks update',
+    summary: 'change the events an endpoint receives, or its URL',
+    usage: 'ID [--events a,b|all] [--url URL]',
+    help: [
+      EVENTS_HELP,
+      '  --url URL      a new https URL, checked like a new endpoint',
+      'Events recorded from now on follow the new list; deliveries already queued still go.',
+      'Example: bin/invoicing webhooks update 3 --events invoice.*,customer.created',
+    ].join('\n'),
+    options: { events: str, url: str },
+    positional: 'ID',
+    operation: 'webhooks.update',
+    args: (v, id) => ({ id, events: v.events, url: v.url }),
+    text: endpointText((id) => `Webhook endpoint ${id} updated.`),
   }),
   command({
     name: 'webhooks disable',
@@ -94,14 +122,20 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   }),
   command({
     name: 'webhooks test',
-    summary: 'send a ping event to an endpoint and show how it answered',
-    usage: 'ID',
-    help: 'This command sends the ping itself at once (also when no server runs), signed like every event; it is never retried.',
-    options: {},
+    summary: 'send a ping, or a sample event of a type, to an endpoint and show how it answered',
+    usage: 'ID [--type T]',
+    help: [
+      `  --type T   a sample of this type (${EVENT_TYPES.join(', ')}), built from the company's`,
+      '             newest real resource of that kind (a paid invoice for invoice.paid, ...); without it, a ping',
+      'This command sends it itself at once (also when no server runs), to this endpoint only, whatever it',
+      'subscribes to, signed like every event, with cause {kind: system, name: webhooks test}; never retried.',
+    ].join('\n'),
+    options: { type: str },
     positional: 'ID',
     operation: 'webhooks.test',
-    args: (_v, id) => ({ id }),
-    text: (result) => `Ping ${result.event_id}: ${result.status}\n${details(result)}`,
+    args: (v, id) => ({ id, type: v.type }),
+    text: (result) =>
+      `${result.type === 'ping' ? 'Ping' : `Sample ${result.type}`} ${result.event_id}: ${result.status}\n${details(result)}`,
   }),
   command({
     name: 'webhooks deliveries',
@@ -126,16 +160,33 @@ export const WEBHOOK_COMMANDS: readonly Command[] = [
   }),
   command({
     name: 'webhooks resend',
-    summary: 'deliver an event again to the enabled endpoints that had it',
-    usage: 'EVENT_ID',
-    help: 'EVENT_ID is the evt_... id shown by webhooks deliveries. It keeps its id (receivers dedupe by webhook-id).',
-    options: {},
+    summary: 'deliver an event again, or every event of a time window to one endpoint',
+    usage: 'EVENT_ID | --endpoint ID --since TIME [--until TIME]',
+    help: [
+      'EVENT_ID: the evt_... id shown by webhooks deliveries, sent again to the enabled endpoints that had it.',
+      "  --endpoint ID   every event of the endpoint's company in the window whose type it subscribes to",
+      `                  (oldest first, at most 1000 a run: the answer says where to go on)`,
+      '  --since TIME    YYYY-MM-DD (midnight in TZ_NAME), 2026-11-22T09:30:00+02:00, or a time ago: 30m, 6h, 2d',
+      '  --until TIME    the end of the window (default: now), in the same forms',
+      'Events keep their id and body (receivers dedupe by webhook-id).',
+    ].join('\n'),
+    options: { endpoint: str, since: str, until: str },
     positional: 'EVENT_ID',
+    positionalOptional: true,
     operation: 'webhooks.resend',
-    args: (_v, event) => ({ event }),
+    args: (v, event) => ({ event, endpoint: v.endpoint, since: v.since, until: v.until }),
     text: (result) =>
-      `Event ${result.event_id} queued again for endpoint(s) ${result.deliveries
-        .map((delivery) => delivery.endpoint_id)
-        .join(', ')}.`,
+      'deliveries' in result
+        ? `Event ${result.event_id} queued again for endpoint(s) ${result.deliveries
+            .map((delivery) => delivery.endpoint_id)
+            .join(', ')}.`
+        : [
+            `${result.resent} event(s) of ${result.since} to ${result.until ?? 'now'} queued again for endpoint ${result.endpoint_id}.`,
+            ...(result.more
+              ? [
+                  `More events remain: bin/invoicing webhooks resend --endpoint ${result.endpoint_id} --since ${result.next_since}${result.until ? ` --until ${result.until}` : ''}`,
+                ]
+              : []),
+          ].join('\n'),
   }),
 ];

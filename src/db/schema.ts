@@ -467,13 +467,29 @@ export const webhookEvents = pgTable(
       .notNull()
       .references(() => companies.id),
     type: text('type').notNull(),
-    /** The exact JSON body sent (and signed) on every attempt. */
+    /** The exact JSON body sent (and signed) on every attempt; its `cause` says who caused it. */
     payload: text('payload').notNull(),
+    /** The X-Request-Id of the API write that caused it (its `cause.request_id`), if one did. */
+    requestId: text('request_id'),
+    /**
+     * Set for an event meant for one endpoint only (a ping or a sample of `webhooks test`): a
+     * window's resend never sends it to another endpoint.
+     */
+    onlyEndpointId: integer('only_endpoint_id'),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex('webhook_events_public_id_key').on(t.publicId),
     unique('webhook_events_id_company_key').on(t.id, t.companyId),
+    foreignKey({
+      name: 'webhook_events_only_endpoint_company_fk',
+      columns: [t.onlyEndpointId, t.companyId],
+      foreignColumns: [webhookEndpoints.id, webhookEndpoints.companyId],
+    }),
+    // A window of a company's events (`webhooks resend --endpoint ID --since ...`).
+    index('webhook_events_company_created_idx').on(t.companyId, t.createdAt),
+    // The events a request caused (few rows per request; most events have none).
+    index('webhook_events_request_id_idx').on(t.requestId).where(sql`${t.requestId} is not null`),
   ],
 );
 
@@ -541,7 +557,11 @@ export const webhookAttempts = pgTable(
     responseExcerpt: text('response_excerpt'),
     createdAt: createdAt(),
   },
-  (t) => [index('webhook_attempts_endpoint_idx').on(t.endpointId, t.id)],
+  (t) => [
+    index('webhook_attempts_endpoint_idx').on(t.endpointId, t.id),
+    // An endpoint's latest success and latest failure, for its health (`webhooks list`).
+    index('webhook_attempts_endpoint_outcome_idx').on(t.endpointId, t.succeeded, t.id),
+  ],
 );
 
 /**

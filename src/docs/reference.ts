@@ -31,8 +31,7 @@ function envelope(types: readonly string[], data: Json, lang: Language): Json {
   return {
     type: 'object',
     description: t(WEBHOOK_TEXT.envelope),
-    // `cause` is documented and sent, but old deliveries (and resends of them) have none.
-    required: ['id', 'type', 'created_at', 'data'],
+    required: ['id', 'type', 'created_at', 'data', 'cause'],
     additionalProperties: false,
     properties: {
       id: {
@@ -100,6 +99,7 @@ function webhookSchemas(lang: Language): Json {
       type: 'object',
       description: t(WEBHOOK_TEXT.causeApiKey),
       required: ['kind', 'api_key_id', 'api_key_last4', 'request_id', 'idempotency_key'],
+      additionalProperties: false,
       properties: {
         kind: { type: 'string', const: 'api_key' },
         api_key_id: { type: 'integer', description: t(WEBHOOK_TEXT.apiKeyId), examples: [12] },
@@ -120,6 +120,7 @@ function webhookSchemas(lang: Language): Json {
       type: 'object',
       description: t(WEBHOOK_TEXT.causeOperator),
       required: ['kind', 'operator', 'command'],
+      additionalProperties: false,
       properties: {
         kind: { type: 'string', const: 'operator' },
         operator: { type: 'string', description: t(WEBHOOK_TEXT.operator), examples: ['maria'] },
@@ -130,6 +131,7 @@ function webhookSchemas(lang: Language): Json {
       type: 'object',
       description: t(WEBHOOK_TEXT.causeSystem),
       required: ['kind', 'name'],
+      additionalProperties: false,
       properties: {
         kind: { type: 'string', const: 'system' },
         name: { type: 'string', description: t(WEBHOOK_TEXT.systemName), examples: ['webhooks test'] },

@@ -136,8 +136,8 @@ export const WEBHOOK_TEXT = {
     en: 'The X-Request-Id of the answer to that write.',
   },
   idempotencyKey: {
-    pt: 'A Idempotency-Key que essa escrita enviou.',
-    en: 'The Idempotency-Key that write sent.',
+    pt: 'A Idempotency-Key que essa escrita enviou (todas as escritas da API a levam).',
+    en: 'The Idempotency-Key that write sent (every write of the API carries one).',
   },
   causeOperator: {
     pt: 'Uma acção de uma pessoa do serviço (por exemplo emitir uma factura ou registar um recibo).',

@@ -36,7 +36,7 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
       : found.expiresAt.getTime() <= Date.now()
         ? 'api_key_expired'
         : null;
-  if (!found || refusal) {
+  if (!found || !key || refusal) {
     const headers = await rateLimiter.consumeAnonymous(request.ip);
     throw new ApiError(refusal ?? 'invalid_api_key', { headers });
   }
@@ -47,7 +47,13 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
     companyId,
     timeZone: config.timeZone,
     lists: listMemory,
-    actor: { kind: 'api_key', apiKeyId, requestId: String(request.id), idempotencyKey: null },
+    actor: {
+      kind: 'api_key',
+      apiKeyId,
+      last4: key.slice(-4),
+      requestId: String(request.id),
+      idempotencyKey: null,
+    },
   };
   // The request's own logger (a child made for this request) carries the key and company from here.
   // (no bindings on the silent logger of tests that turn logging off)

@@ -179,3 +179,31 @@ export function sinceArg(raw: RawArgs): string | undefined {
   }
   return value;
 }
+
+/**
+ * A moment given by the operator: a calendar date YYYY-MM-DD (its midnight in TZ_NAME, resolved
+ * when the operation runs), an ISO 8601 timestamp with its offset, or a time ago (`30m`, `6h`,
+ * `2d`).
+ */
+export type Moment = { date: string } | { at: Date };
+
+export function optionalMoment(raw: RawArgs, key: string): Moment | undefined {
+  const value = raw[key];
+  if (value === undefined) return undefined;
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (isCalendarDate(text)) return { date: text };
+  if (
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) &&
+    !Number.isNaN(Date.parse(text))
+  ) {
+    return { at: new Date(text) };
+  }
+  const ago = /^(\d{1,5})(m|h|d)$/.exec(text);
+  if (ago) {
+    const unitMs = { m: 60_000, h: 3_600_000, d: 86_400_000 }[ago[2] as 'm' | 'h' | 'd'];
+    return { at: new Date(Date.now() - Number(ago[1]) * unitMs) };
+  }
+  throw new ArgumentError(
+    `${key} must be a date YYYY-MM-DD, a timestamp like 2026-11-22T09:30:00+02:00, or a time ago like 30m, 6h, 2d`,
+  );
+}

@@ -2,9 +2,9 @@
 // src/operations/index.ts, in the same shape and with the same argument readers as every other
 // operation (src/operations/define.ts). The model and the delivery machinery are src/webhooks/;
 // the model's refusals become OperationErrors here.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { type ActingContext, forCompany } from '../context.js';
-import type { Database } from '../db/client.js';
+import { type Database, queryRows } from '../db/client.js';
 import { companies } from '../db/schema.js';
 import { attemptDelivery, loadDelivery, saveOutcome } from '../webhooks/deliveries.js';
 import {
@@ -14,11 +14,14 @@ import {
   parseEventList,
   requireEndpoint,
   resendEvent,
+  resendWindow,
   rotateSecret,
   setEndpointEnabled,
+  updateEndpoint,
   WebhookRefusal,
 } from '../webhooks/endpoints.js';
-import { recordPing } from '../webhooks/events.js';
+import { EVENT_TYPES, type EventType, isEventType, PING_EVENT } from '../webhooks/event-types.js';
+import { pingData, recordEventForEndpoint } from '../webhooks/events.js';
 import { UnsafeUrl } from '../webhooks/url-safety.js';
 import { wakeLocalWorkers } from '../webhooks/worker.js';
 import { requireCompany } from './companies.js';
@@ -28,11 +31,15 @@ import {
   idArg,
   limitArg,
   listArg,
+  type Moment,
   type OperationSetup,
+  optionalId,
+  optionalMoment,
   type RawArgs,
   textArg,
 } from './define.js';
 import { ArgumentError, OperationError } from './errors.js';
+import { sampleData } from './webhook-samples.js';
 
 /** A ping is attempted by `webhooks test` itself; a worker takes it only if still pending after this. */
 const PING_HOLD_MS = 60_000;
@@ -62,7 +69,7 @@ async function refusing<T>(setup: OperationSetup, work: () => Promise<T>): Promi
   }
 }
 
-/** `--events`: all, or known event types (an unknown one is a usage error). */
+/** `--events`: all, or known event types and families (an unknown one is a usage error). */
 function eventsArg(raw: RawArgs): string[] {
   const listed = listArg(raw, 'events', 'events must be a comma-separated list, or all');
   try {
@@ -83,6 +90,56 @@ function urlArg(raw: RawArgs): string {
   return url;
 }
 
+/** `--type` of `webhooks test`: one event type (not a family), or none for a ping. */
+function sampleTypeArg(raw: RawArgs): EventType | undefined {
+  const type = raw.type;
+  if (type === undefined) return undefined;
+  if (typeof type !== 'string' || !isEventType(type.trim())) {
+    throw new ArgumentError(`type must be one event type: ${EVENT_TYPES.join(', ')}`);
+  }
+  return type.trim() as EventType;
+}
+
+/** `webhooks resend`: one event (EVENT_ID), or a window of an endpoint's (--endpoint, --since). */
+type ResendArgs = { event: string } | { endpointId: number; since: Moment; until: Moment | undefined };
+
+function resendArgs(raw: RawArgs): ResendArgs {
+  const endpointId = optionalId(raw, 'endpoint', 'endpoint');
+  const since = optionalMoment(raw, 'since');
+  const until = optionalMoment(raw, 'until');
+  if (raw.event !== undefined) {
+    if (endpointId !== undefined || since !== undefined || until !== undefined) {
+      throw new ArgumentError('give either an EVENT_ID, or --endpoint ID --since TIME [--until TIME]');
+    }
+    return { event: eventIdArg(raw) };
+  }
+  if (endpointId === undefined) throw new ArgumentError('give an EVENT_ID, or --endpoint ID --since TIME');
+  if (since === undefined) throw new ArgumentError('since is required with --endpoint');
+  if (until !== undefined && !before(since, until)) throw new ArgumentError('until must be after since');
+  return { endpointId, since, until };
+}
+
+/**
+ * Whether `a` comes before `b`, as far as can be told without the time zone: two dates, or two
+ * instants (a date against an instant is judged when the operation runs).
+ */
+function before(a: Moment, b: Moment): boolean {
+  if ('date' in a && 'date' in b) return a.date < b.date;
+  if ('at' in a && 'at' in b) return a.at < b.at;
+  return true;
+}
+
+/** A moment as an instant: a calendar date is its midnight in the service's time zone. */
+async function instantOf(db: Database, moment: Moment, timeZone: string): Promise<Date> {
+  if ('at' in moment) return moment.at;
+  const [row] = await queryRows<{ at: Date | string }>(
+    db,
+    sql`select (${moment.date}::date::timestamp at time zone ${timeZone}) as at`,
+  );
+  if (!row) throw new Error('no answer to a date conversion');
+  return row.at instanceof Date ? row.at : new Date(row.at);
+}
+
 function eventIdArg(raw: RawArgs): string {
   const event = textArg(raw, 'event', 'event id');
   if (!/^evt_[A-Za-z0-9]{1,64}$/.test(event)) throw new ArgumentError('event id must look like evt_...');
@@ -97,12 +154,21 @@ async function partnerApiEnabled(db: Database, companyId: number): Promise<boole
   return row?.enabled === true;
 }
 
+/** The cause of what `webhooks test` sends: the service's test, not a change of the company's data. */
+const TEST_ACTOR = { kind: 'system', name: 'webhooks test' } as const;
+
 /**
- * Sends a ping to the endpoint now, from this process, and tells how it answered. The ping is
- * queued and committed first (held back from the workers for a minute), so it is in the log, and
- * sent by a worker later should this command die before its attempt is written.
+ * Sends a ping, or a sample of `type` built from the company's real data, to the endpoint now,
+ * from this process, and tells how it answered. The event is queued and committed first (held
+ * back from the workers for a minute), so it is in the log, and sent by a worker later should this
+ * command die before its attempt is written. It is addressed to this endpoint only.
  */
-async function testEndpoint(context: ActingContext, endpointId: number, setup: OperationSetup) {
+async function testEndpoint(
+  context: ActingContext,
+  endpointId: number,
+  type: EventType | undefined,
+  setup: OperationSetup,
+) {
   const { db } = context;
   const settings = setup.webhooks;
   const endpoint = await refusing(setup, () => requireEndpoint(db, endpointId));
@@ -113,11 +179,13 @@ async function testEndpoint(context: ActingContext, endpointId: number, setup: O
       `the partner API of company ${endpoint.companyId} is disabled, and with it its webhooks: enable it first`,
     );
   }
-  const { eventId, deliveryId } = await db.transaction((tx) =>
-    recordPing(forCompany({ ...context, db: tx }, endpoint.companyId), endpointId, PING_HOLD_MS),
-  );
+  const { eventId, deliveryId } = await db.transaction(async (tx) => {
+    const company = forCompany({ ...context, db: tx, actor: TEST_ACTOR }, endpoint.companyId);
+    const data = type ? await sampleData(company, type) : pingData(endpointId);
+    return recordEventForEndpoint(company, endpointId, type ?? PING_EVENT, data, PING_HOLD_MS);
+  });
   const delivery = await loadDelivery(db, deliveryId);
-  if (!delivery) throw new Error(`ping delivery ${deliveryId} vanished`);
+  if (!delivery) throw new Error(`test delivery ${deliveryId} vanished`);
   const result = await attemptDelivery(delivery, {
     policy: { allowHttp: settings.allowHttp, allowPrivate: settings.allowPrivate },
   });
@@ -125,6 +193,7 @@ async function testEndpoint(context: ActingContext, endpointId: number, setup: O
   return {
     endpoint_id: endpointId,
     event_id: eventId,
+    type: type ?? PING_EVENT,
     status: result.succeeded ? 'succeeded' : 'failed',
     status_code: result.statusCode,
     latency_ms: result.latencyMs,
@@ -167,10 +236,23 @@ export const webhookOperations = {
     parse: (raw) => ({ id: idArg(raw, 'id', 'endpoint id') }),
     run: (context, args, setup) => refusing(setup, () => rotateSecret(context, args.id)),
   }),
+  'webhooks.update': define({
+    parse: (raw) => {
+      const id = idArg(raw, 'id', 'endpoint id');
+      const events = raw.events === undefined ? undefined : eventsArg(raw);
+      const url = raw.url === undefined ? undefined : urlArg(raw);
+      if (events === undefined && url === undefined) {
+        throw new ArgumentError('nothing to change: give --events and/or --url');
+      }
+      return { id, events, url };
+    },
+    run: (context, args, setup) =>
+      refusing(setup, () => updateEndpoint(context, args.id, args, setup.webhooks)),
+  }),
   'webhooks.test': define({
     ownTransactions: true,
-    parse: (raw) => ({ id: idArg(raw, 'id', 'endpoint id') }),
-    run: (context, args, setup) => testEndpoint(context, args.id, setup),
+    parse: (raw) => ({ id: idArg(raw, 'id', 'endpoint id'), type: sampleTypeArg(raw) }),
+    run: (context, args, setup) => testEndpoint(context, args.id, args.type, setup),
   }),
   'webhooks.deliveries': define({
     reads: true,
@@ -185,11 +267,27 @@ export const webhookOperations = {
     }),
   }),
   'webhooks.resend': define({
-    parse: (raw) => ({ event: eventIdArg(raw) }),
-    run: async ({ db }, args, setup) => {
-      const result = await refusing(setup, () => resendEvent(db, args.event));
+    parse: resendArgs,
+    run: async (context, args, setup) => {
+      if ('event' in args) {
+        const result = await refusing(setup, () => resendEvent(context.db, args.event));
+        wakeLocalWorkers();
+        return result;
+      }
+      const since = await instantOf(context.db, args.since, context.timeZone);
+      const until = args.until ? await instantOf(context.db, args.until, context.timeZone) : null;
+      if (until && until <= since) throw new ArgumentError('until must be after since');
+      const result = await refusing(setup, () => resendWindow(context, args.endpointId, { since, until }));
       wakeLocalWorkers();
       return result;
     },
+    target: (args, result) =>
+      'event' in args
+        ? { type: 'webhook', id: null, company: null }
+        : {
+            type: 'webhook',
+            id: args.endpointId,
+            company: result && 'company_id' in result ? result.company_id : null,
+          },
   }),
 };

@@ -8,10 +8,18 @@
 // - Times are shown in the context's time zone (TZ_NAME) with their offset, like everywhere else.
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { ActingContext } from '../context.js';
-import type { Database } from '../db/client.js';
+import { type Database, queryRows } from '../db/client.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
-import { ALL_EVENTS, EVENT_TYPES, isEventType } from './event-types.js';
+import {
+  ALL_EVENTS,
+  EVENT_FAMILIES,
+  EVENT_TYPES,
+  isEventFamilyPattern,
+  isEventType,
+  PING_EVENT,
+} from './event-types.js';
+import { subscribesTo } from './events.js';
 import { newSecret } from './signer.js';
 import { checkEndpointUrl, type Resolver, systemResolver, type UrlPolicy } from './url-safety.js';
 
@@ -58,16 +66,19 @@ function summaryOf(row: EndpointRow, timeZone: string, now = new Date()): Endpoi
   };
 }
 
-/** "all" (or nothing) -> every type; otherwise a comma-separated list of known types. */
+/**
+ * "all" (or nothing) -> every type; otherwise a comma-separated list of known types and families
+ * (`invoice.*`: every invoice type, also those added later), stored as given.
+ */
 export function parseEventList(raw: string | readonly string[] | undefined): string[] {
   const list = (typeof raw === 'string' ? raw.split(',') : (raw ?? ['all']))
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
   if (list.length === 0 || list.includes('all') || list.includes(ALL_EVENTS)) return [ALL_EVENTS];
-  const unknown = list.filter((entry) => !isEventType(entry));
+  const unknown = list.filter((entry) => !isEventType(entry) && !isEventFamilyPattern(entry));
   if (unknown.length > 0) {
     throw new WebhookRefusal(
-      `unknown event type ${unknown.join(', ')}; valid: all, ${EVENT_TYPES.join(', ')}`,
+      `unknown event type ${unknown.join(', ')}; valid: all, a family (${EVENT_FAMILIES.map((family) => `${family}.*`).join(', ')}) or a type (${EVENT_TYPES.join(', ')})`,
     );
   }
   return [...new Set(list)];
@@ -94,16 +105,80 @@ export async function createEndpoint(
   return { ...summaryOf(row, timeZone), secret };
 }
 
+/** How an endpoint is doing, from its delivery log (`webhooks list`). */
+export interface EndpointHealth {
+  /** The latest attempt that succeeded. */
+  last_success_at: string | null;
+  /** The first failed attempt since the latest success, while the latest attempt failed. */
+  failing_since: string | null;
+  /** The latest failed attempt's error, and when it happened. */
+  last_error: string | null;
+  last_error_at: string | null;
+  /** Deliveries not done yet: due, waiting for a retry, or held while the endpoint is disabled. */
+  deliveries_pending: number;
+}
+
+interface HealthRow {
+  id: number;
+  last_success_at: Date | string | null;
+  failing_since: Date | string | null;
+  last_error: string | null;
+  last_error_at: Date | string | null;
+  deliveries_pending: number;
+}
+
+/**
+ * The health of each endpoint of the company, in one statement: the latest success and the latest
+ * failure of each are one index probe (webhook_attempts_endpoint_outcome_idx), the pending count a
+ * scan of the endpoint's pending deliveries (webhook_deliveries_pending_idx).
+ */
+async function healthOf(db: Database, companyId: number): Promise<Map<number, HealthRow>> {
+  const rows = await queryRows<HealthRow>(
+    db,
+    sql`select e.id, s.created_at as last_success_at, f.created_at as last_error_at, f.error as last_error,
+          case when f.id > coalesce(s.id, 0) then (
+            select a.created_at from webhook_attempts a
+            where a.endpoint_id = e.id and a.id > coalesce(s.id, 0) order by a.id limit 1
+          ) end as failing_since,
+          (select count(*)::int from webhook_deliveries d
+            where d.endpoint_id = e.id and d.status = 'pending') as deliveries_pending
+        from webhook_endpoints e
+        left join lateral (
+          select a.id, a.created_at from webhook_attempts a
+          where a.endpoint_id = e.id and a.succeeded order by a.id desc limit 1
+        ) s on true
+        left join lateral (
+          select a.id, a.created_at, a.error from webhook_attempts a
+          where a.endpoint_id = e.id and not a.succeeded order by a.id desc limit 1
+        ) f on true
+        where e.company_id = ${companyId}`,
+  );
+  return new Map(rows.map((row) => [Number(row.id), row]));
+}
+
 export async function listEndpoints(
   { db, timeZone }: ActingContext,
   companyId: number,
-): Promise<EndpointSummary[]> {
+): Promise<(EndpointSummary & EndpointHealth)[]> {
   const rows = await db
     .select()
     .from(webhookEndpoints)
     .where(eq(webhookEndpoints.companyId, companyId))
     .orderBy(asc(webhookEndpoints.id));
-  return rows.map((row) => summaryOf(row, timeZone));
+  const health = await healthOf(db, companyId);
+  const shown = (at: Date | string | null | undefined) =>
+    at ? formatTimestamp(at instanceof Date ? at : new Date(at), timeZone) : null;
+  return rows.map((row) => {
+    const of = health.get(row.id);
+    return {
+      ...summaryOf(row, timeZone),
+      last_success_at: shown(of?.last_success_at),
+      failing_since: shown(of?.failing_since),
+      last_error: of?.last_error ?? null,
+      last_error_at: shown(of?.last_error_at),
+      deliveries_pending: Number(of?.deliveries_pending ?? 0),
+    };
+  });
 }
 
 export async function requireEndpoint(db: Database, id: number): Promise<EndpointRow> {
@@ -133,6 +208,33 @@ export async function setEndpointEnabled(
             updatedAt: sql`now()`,
           },
     )
+    .where(eq(webhookEndpoints.id, id))
+    .returning();
+  if (!row) throw new WebhookRefusal(`webhook endpoint ${id} does not exist`);
+  return summaryOf(row, timeZone);
+}
+
+/**
+ * Changes what an endpoint receives (`events`) and where (`url`, checked like a new one). Events
+ * recorded from now on follow the new subscription; deliveries already queued still go.
+ */
+export async function updateEndpoint(
+  { db, timeZone }: ActingContext,
+  id: number,
+  changes: { events?: string | readonly string[]; url?: string },
+  policy: UrlPolicy,
+  resolver: Resolver = systemResolver,
+): Promise<EndpointSummary> {
+  await requireEndpoint(db, id);
+  const events = changes.events === undefined ? undefined : parseEventList(changes.events);
+  const url = changes.url === undefined ? undefined : await checkedUrl(changes.url, policy, resolver);
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({
+      ...(events ? { events } : {}),
+      ...(url ? { url } : {}),
+      updatedAt: sql`now()`,
+    })
     .where(eq(webhookEndpoints.id, id))
     .returning();
   if (!row) throw new WebhookRefusal(`webhook endpoint ${id} does not exist`);
@@ -351,5 +453,102 @@ export async function resendEvent(
       deliveries.push({ endpoint_id: endpointId, delivery_id: row.id });
     }
     return { event_id: event.publicId, type: event.type, deliveries };
+  });
+}
+
+/** At most this many events are resent by one `webhooks resend --endpoint` (the rest: run it again). */
+export const MAX_RESEND_WINDOW = 1000;
+
+export interface WindowResend {
+  endpoint_id: number;
+  company_id: number;
+  since: string;
+  /** The end of the window; null: up to now. */
+  until: string | null;
+  /** How many events were queued again (each keeps its id). */
+  resent: number;
+  /** The first and last of them. */
+  first_event_id: string | null;
+  last_event_id: string | null;
+  /** The window held more than MAX_RESEND_WINDOW events: resend again from `next_since`. */
+  more: boolean;
+  next_since: string | null;
+}
+
+/**
+ * Sends again to one endpoint every event of its company recorded in [since, until) whose type it
+ * subscribes to now (pings and other endpoints' samples never), oldest first, at most
+ * MAX_RESEND_WINDOW: a delivery still pending is made due now, otherwise a new one starts. Each
+ * event keeps its id and body, so a receiver that has it already drops the repeat.
+ */
+export async function resendWindow(
+  { db, timeZone }: ActingContext,
+  endpointId: number,
+  window: { since: Date; until: Date | null },
+): Promise<WindowResend> {
+  return db.transaction(async (tx) => {
+    const endpoint = await requireEndpoint(tx, endpointId);
+    if (!endpoint.enabled) {
+      throw new WebhookRefusal(`webhook endpoint ${endpointId} is disabled: enable it first`);
+    }
+    const events = await tx
+      .select({ id: webhookEvents.id, publicId: webhookEvents.publicId, createdAt: webhookEvents.createdAt })
+      .from(webhookEvents)
+      // The endpoint's own company only: the join is on both the id and the company.
+      .innerJoin(
+        webhookEndpoints,
+        and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.companyId, webhookEvents.companyId)),
+      )
+      .where(
+        and(
+          eq(webhookEvents.companyId, endpoint.companyId),
+          sql`${webhookEvents.createdAt} >= ${window.since.toISOString()}::timestamptz`,
+          window.until
+            ? sql`${webhookEvents.createdAt} < ${window.until.toISOString()}::timestamptz`
+            : undefined,
+          sql`${webhookEvents.onlyEndpointId} is null`,
+          sql`${webhookEvents.type} <> ${PING_EVENT}`,
+          subscribesTo(webhookEvents.type),
+        ),
+      )
+      .orderBy(asc(webhookEvents.createdAt), asc(webhookEvents.id))
+      .limit(MAX_RESEND_WINDOW + 1);
+    const taken = events.slice(0, MAX_RESEND_WINDOW);
+    const next = events[MAX_RESEND_WINDOW];
+    if (taken.length > 0) {
+      const ids = taken.map((event) => event.id);
+      const madeDue = await tx
+        .update(webhookDeliveries)
+        .set({ nextAttemptAt: sql`now()`, updatedAt: sql`now()` })
+        .where(
+          and(
+            eq(webhookDeliveries.endpointId, endpointId),
+            inArray(webhookDeliveries.eventId, ids),
+            eq(webhookDeliveries.status, 'pending'),
+            // One in flight now (leased) may succeed in a moment: the resend is a delivery of its own.
+            sql`(${webhookDeliveries.leasedUntil} is null or ${webhookDeliveries.leasedUntil} <= now())`,
+          ),
+        )
+        .returning({ eventId: webhookDeliveries.eventId });
+      const due = new Set(madeDue.map((row) => row.eventId));
+      const fresh = taken.filter((event) => !due.has(event.id));
+      if (fresh.length > 0) {
+        await tx
+          .insert(webhookDeliveries)
+          .values(fresh.map((event) => ({ eventId: event.id, endpointId, companyId: endpoint.companyId })));
+      }
+    }
+    const shown = (at: Date) => formatTimestamp(at, timeZone);
+    return {
+      endpoint_id: endpointId,
+      company_id: endpoint.companyId,
+      since: shown(window.since),
+      until: window.until ? shown(window.until) : null,
+      resent: taken.length,
+      first_event_id: taken[0]?.publicId ?? null,
+      last_event_id: taken.at(-1)?.publicId ?? null,
+      more: next !== undefined,
+      next_since: next ? shown(next.createdAt) : null,
+    };
   });
 }

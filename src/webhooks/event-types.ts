@@ -25,3 +25,16 @@ export const ALL_EVENTS = '*';
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
 }
+
+/** The families of types (`invoice`, `payment`, ...): `invoice.*` subscribes to every `invoice.` type. */
+export const EVENT_FAMILIES = [...new Set(EVENT_TYPES.map((type) => type.split('.')[0] as string))];
+
+/** `invoice.*` for a known family: every type of it, also those added later. */
+export function isEventFamilyPattern(value: string): boolean {
+  return value.endsWith('.*') && EVENT_FAMILIES.includes(value.slice(0, -2));
+}
+
+/** The family pattern a type is heard by (`invoice.paid` -> `invoice.*`). */
+export function familyPatternOf(type: string): string {
+  return `${type.split('.')[0]}.*`;
+}

@@ -36,7 +36,15 @@ const DECISIONS_COMMANDS = [
   'webhooks resend',
 ];
 /** Added for operators: look-ups without the API, and the audit trail (issue 13); backups (issue 20). */
-const OPERATOR_COMMANDS = ['customers list', 'invoices list', 'audit', 'backup', 'restore'];
+const OPERATOR_COMMANDS = [
+  'customers list',
+  'invoices list',
+  'audit',
+  'backup',
+  'restore',
+  // issue 22: endpoints change their events
+  'webhooks update',
+];
 
 describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let dir: string;

@@ -148,4 +148,47 @@ describe('migrations', () => {
       rmSync(before, { recursive: true, force: true });
     }
   });
+
+  it('0011 gives the events recorded before causes a cause that says it is not known, the rest of the body untouched', async () => {
+    const before = mkdtempSync(join(tmpdir(), 'migrations-'));
+    cpSync(migrationsFolder, before, { recursive: true });
+    const journalFile = join(before, 'meta', '_journal.json');
+    const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
+    journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < '0011');
+    writeFileSync(journalFile, JSON.stringify(journal));
+    const empty = testStorage() === 'postgres' ? await createEmptyPostgresDatabase() : null;
+    const handle = await openDatabase(
+      empty ? { kind: 'postgres', url: empty.url } : { kind: 'pglite', dataDir: null },
+    );
+    try {
+      await runMigrations(handle, before);
+      const [company] = await queryRows<{ id: number }>(
+        handle.db,
+        sql`insert into companies (name) values ('Antiga') returning id`,
+      );
+      const old = JSON.stringify({
+        id: 'evt_000000000000000000000001',
+        type: 'customer.created',
+        created_at: '2026-11-20T10:00:00.000+02:00',
+        data: { id: 7, name: 'Cliente "cause": antigo' },
+      });
+      await queryRows(
+        handle.db,
+        sql`insert into webhook_events (public_id, company_id, type, payload)
+            values ('evt_000000000000000000000001', ${company!.id}, 'customer.created', ${old})`,
+      );
+      await runMigrations(handle);
+      const [row] = await queryRows<{ payload: string; request_id: string | null }>(
+        handle.db,
+        sql`select payload, request_id from webhook_events where public_id = 'evt_000000000000000000000001'`,
+      );
+      expect(row?.payload).toBe(`${old.slice(0, -1)},"cause":{"kind":"system","name":"unknown"}}`);
+      expect(JSON.parse(row!.payload).cause).toEqual({ kind: 'system', name: 'unknown' });
+      expect(row?.request_id).toBeNull();
+    } finally {
+      await handle.close();
+      await empty?.drop();
+      rmSync(before, { recursive: true, force: true });
+    }
+  });
 });

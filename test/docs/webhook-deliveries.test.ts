@@ -14,6 +14,7 @@ import {
   type CliStorage,
   cliJson,
   createCliStorage,
+  PROCESS_TEST_TIMEOUT_MS,
   type ServeProcess,
   startServe,
 } from '../helpers/cli.js';
@@ -22,7 +23,9 @@ import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 
 const ALL_TYPES = [...EVENT_TYPES, PING_EVENT];
 
-describe('webhooks in openapi.json: real deliveries of the server', () => {
+describe('webhooks in openapi.json: real deliveries of the server', {
+  timeout: PROCESS_TEST_TIMEOUT_MS,
+}, () => {
   let storage: CliStorage;
   let env: Record<string, string>;
   let serve: ServeProcess;

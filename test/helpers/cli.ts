@@ -227,6 +227,8 @@ export function startServe(
 
 export interface HttpAnswer {
   status: number;
+  /** Response headers, names in lower case. */
+  headers: Record<string, string>;
   // biome-ignore lint/suspicious/noExplicitAny: JSON answers of the API, checked field by field by the tests
   body: any;
 }
@@ -254,5 +256,9 @@ export async function apiCall(
     headers: Object.fromEntries(response.headers),
     body: text,
   });
-  return { status: response.status, body: text ? JSON.parse(text) : null };
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    body: text ? JSON.parse(text) : null,
+  };
 }

@@ -19,7 +19,7 @@ export interface WebhookEvent<T = unknown> {
   /** The resource as the API's single read returned it at the change (money as decimal strings). */
   data: T;
   /** Who caused the event (the docs' webhooks page): compare it with your writes to drop their echoes. */
-  cause?: WebhookCause;
+  cause: WebhookCause;
 }
 
 export interface VerifyWebhookOptions {

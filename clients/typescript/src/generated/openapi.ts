@@ -522,7 +522,7 @@ export interface components {
             created_at: string;
             /** @description O recurso tal como a leitura individual da API (`GET /<recurso>/{id}`) o devolvia no momento da mudança. */
             data: components["schemas"]["Customer"];
-            cause?: components["schemas"]["EventCause"];
+            cause: components["schemas"]["EventCause"];
         };
         /**
          * CustomerRef
@@ -597,7 +597,7 @@ export interface components {
              */
             request_id: string;
             /**
-             * @description A Idempotency-Key que essa escrita enviou.
+             * @description A Idempotency-Key que essa escrita enviou (todas as escritas da API a levam).
              * @example order-2026-0042
              */
             idempotency_key: string;
@@ -801,7 +801,7 @@ export interface components {
             created_at: string;
             /** @description O recurso tal como a leitura individual da API (`GET /<recurso>/{id}`) o devolvia no momento da mudança. */
             data: components["schemas"]["Invoice"];
-            cause?: components["schemas"]["EventCause"];
+            cause: components["schemas"]["EventCause"];
         };
         /**
          * InvoiceItem
@@ -978,7 +978,7 @@ export interface components {
             created_at: string;
             /** @description O recurso tal como a leitura individual da API (`GET /<recurso>/{id}`) o devolvia no momento da mudança. */
             data: components["schemas"]["Payment"];
-            cause?: components["schemas"]["EventCause"];
+            cause: components["schemas"]["EventCause"];
         };
         /**
          * @description Quem é a chave: empresa, modo e permissões.
@@ -1030,7 +1030,7 @@ export interface components {
                 /** @description Uma mensagem para pessoas. */
                 message: string;
             };
-            cause?: components["schemas"]["EventCause"];
+            cause: components["schemas"]["EventCause"];
         };
         /**
          * @description Um produto ou serviço da empresa da chave.
@@ -1113,7 +1113,7 @@ export interface components {
             created_at: string;
             /** @description O recurso tal como a leitura individual da API (`GET /<recurso>/{id}`) o devolvia no momento da mudança. */
             data: components["schemas"]["Product"];
-            cause?: components["schemas"]["EventCause"];
+            cause: components["schemas"]["EventCause"];
         };
         /**
          * ProductInput

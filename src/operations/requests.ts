@@ -373,14 +373,14 @@ export async function keyUsage(context: ActingContext, keyId: number): Promise<K
   const rows = await queryRows<KeyUsageDay>(
     db,
     sql`with today as (select (now() at time zone ${timeZone})::date as day),
-      days as (select (today.day - n)::date as day from today, generate_series(0, ${USAGE_DAYS - 1}) as n),
+      days as (select (today.day - n)::date as day from today, generate_series(0, ${USAGE_DAYS - 1}::integer) as n),
       counts as (
         select (${r.at} at time zone ${timeZone})::date as day, count(*) as requests,
           count(*) filter (where ${r.status} between 400 and 499) as refused,
           count(*) filter (where ${r.status} = 429) as rate_limited
         from ${r}, today
         where ${r.apiKeyId} = ${keyId} and ${r.companyId} = ${key.companyId}
-          and ${r.at} >= ((today.day - ${USAGE_DAYS - 1})::timestamp at time zone ${timeZone})
+          and ${r.at} >= ((today.day - ${USAGE_DAYS - 1}::integer)::timestamp at time zone ${timeZone})
         group by 1)
       select to_char(days.day, 'YYYY-MM-DD') as day, coalesce(counts.requests, 0)::integer as requests,
         coalesce(counts.refused, 0)::integer as refused, coalesce(counts.rate_limited, 0)::integer as rate_limited

@@ -16,7 +16,8 @@ CREATE TABLE IF NOT EXISTS "request_log" (
 --> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "request_log_request_id_idx" ON "request_log" USING btree ("request_id");--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "request_log_company_at_idx" ON "request_log" USING btree ("company_id","at");--> statement-breakpoint
-CREATE INDEX IF NOT EXISTS "request_log_api_key_at_idx" ON "request_log" USING btree ("api_key_id","at");--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "request_log_api_key_at_idx" ON "request_log" USING btree ("api_key_id","at","status");--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "request_log_company_errors_idx" ON "request_log" USING btree ("company_id","at") WHERE "request_log"."status" >= 400;--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "request_log_at_idx" ON "request_log" USING btree ("at");--> statement-breakpoint
 -- `keys roll`: the key that replaced this one (which then expires at the end of its grace).
 ALTER TABLE "api_keys" ADD COLUMN IF NOT EXISTS "replaced_by_key_id" integer;--> statement-breakpoint

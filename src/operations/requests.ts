@@ -379,7 +379,7 @@ export async function keyUsage(context: ActingContext, keyId: number): Promise<K
           count(*) filter (where ${r.status} between 400 and 499) as refused,
           count(*) filter (where ${r.status} = 429) as rate_limited
         from ${r}, today
-        where ${r.apiKeyId} = ${keyId} and ${r.companyId} = ${key.companyId}
+        where ${r.apiKeyId} = ${keyId}
           and ${r.at} >= ((today.day - ${USAGE_DAYS - 1}::integer)::timestamp at time zone ${timeZone})
         group by 1)
       select to_char(days.day, 'YYYY-MM-DD') as day, coalesce(counts.requests, 0)::integer as requests,

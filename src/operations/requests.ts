@@ -355,7 +355,7 @@ export interface KeyUsageDay {
   rate_limited: number;
 }
 
-export interface KeyUsage {
+export interface ApiKeyUsage {
   key_id: number;
   company_id: number;
   days: KeyUsageDay[];
@@ -365,7 +365,7 @@ export interface KeyUsage {
 export const USAGE_DAYS = 30;
 
 /** A key's requests, refusals and 429s per day, over the last 30 days (today included), oldest first. */
-export async function keyUsage(context: ActingContext, keyId: number): Promise<KeyUsage> {
+export async function keyUsage(context: ActingContext, keyId: number): Promise<ApiKeyUsage> {
   const { db, timeZone } = context;
   const [key] = await db.select({ companyId: apiKeys.companyId }).from(apiKeys).where(eq(apiKeys.id, keyId));
   if (!key) throw new OperationError(`API key ${keyId} does not exist`);

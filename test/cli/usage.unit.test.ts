@@ -36,7 +36,18 @@ const DECISIONS_COMMANDS = [
   'webhooks resend',
 ];
 /** Added for operators: look-ups without the API, and the audit trail (issue 13); backups (issue 20). */
-const OPERATOR_COMMANDS = ['customers list', 'invoices list', 'audit', 'backup', 'restore'];
+const OPERATOR_COMMANDS = [
+  'customers list',
+  'invoices list',
+  'audit',
+  'backup',
+  'restore',
+  // issue 22: the request log, and keys rolled with a grace
+  'requests list',
+  'requests show',
+  'keys usage',
+  'keys roll',
+];
 
 describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let dir: string;

@@ -35,7 +35,10 @@ describe('request log without a database', () => {
   it('keeps at most 20,000 records waiting, drops and counts the rest and what the database refuses', async () => {
     const { db } = await down;
     const warnings: string[] = [];
-    const log = createRequestLog(db, { prune: false, log: { warn: (_o, message) => warnings.push(message) } });
+    const log = createRequestLog(db, {
+      prune: false,
+      log: { warn: (_o, message) => warnings.push(message) },
+    });
     const [droppedBefore, writtenBefore] = [await counted('dropped'), await counted('written')];
     const started = Date.now();
     for (let n = 0; n < 20_500; n++) log.record(record(n));

@@ -27,14 +27,15 @@ export function noteRefusedKey(request: FastifyRequest, key: KnownKey): void {
   refusedKeys.set(request, key);
 }
 
-/** The longest Idempotency-Key the contract allows; a longer header is not kept. */
-const MAX_IDEMPOTENCY_KEY = 191;
+/**
+ * The Idempotency-Key as sent, also one the contract refuses (support sees what came), if it is
+ * printable text of at most 191 characters (the contract's longest); anything else is not kept.
+ */
+const KEPT_IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,191}$/;
 
 function idempotencyKeyOf(request: FastifyRequest): string | null {
   const header = request.headers['idempotency-key'];
-  return typeof header === 'string' && header.length > 0 && header.length <= MAX_IDEMPOTENCY_KEY
-    ? header
-    : null;
+  return typeof header === 'string' && KEPT_IDEMPOTENCY_KEY.test(header) ? header : null;
 }
 
 /** Hands the request's record to the log (in memory; written later, in a batch). */
@@ -61,6 +62,7 @@ export function logRequest(
     idempotencyKey: idempotencyKeyOf(request),
     replayed,
     durationUs: Math.round(elapsedMs * 1000),
-    clientIp: request.ip,
+    // (none when the client went away before the answer was done)
+    clientIp: request.ip ?? '',
   });
 }

@@ -25,6 +25,7 @@ import { registerOpenApi } from './openapi.js';
 import { paymentRoutes } from './payments/routes.js';
 import { pingRoutes } from './ping/routes.js';
 import { productRoutes } from './products/routes.js';
+import { createRequestLog } from './request-log/writer.js';
 
 export { API_PREFIX };
 
@@ -38,6 +39,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Where the default logger writes instead of stdout (`serve --json` keeps stdout for its ready line). */
   logStream?: NodeJS.WritableStream;
+  /** The request log's clock (epoch milliseconds), Date.now by default: tests move it. */
+  clock?: () => number;
 }
 
 export type App = FastifyInstance;
@@ -100,6 +103,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerErrorHandler(app);
   await registerOpenApi(app);
   pruneExpiredKeys(app);
+  // The request log (src/request-log/): registered after the database's onClose, so it runs
+  // before it (Fastify closes in reverse order): the last records are written on a graceful stop.
+  const requestLog = createRequestLog(database.db, { clock: options.clock, log: app.log });
+  app.decorate('requestLog', requestLog);
+  app.addHook('onClose', () => requestLog.close());
 
   await app.register(
     async (api) => {

@@ -7,6 +7,7 @@ import type { OperationResult } from '../operations/index.js';
 import { BACKUP_COMMANDS } from './backup.js';
 import { bool, type Command, command, type OptionSpecs, str, type TextContext } from './command.js';
 import { details, table } from './output.js';
+import { KEY_COMMANDS, REQUEST_COMMANDS } from './requests.js';
 import { curlLine } from './urls.js';
 import { WEBHOOK_COMMANDS } from './webhooks.js';
 
@@ -170,6 +171,8 @@ export const COMMANDS: readonly Command[] = [
     args: (_v, id) => ({ id }),
     text: (result) => `API key ${result.id} revoked at ${result.revoked_at}.`,
   }),
+  // ---- keys roll, keys usage (src/cli/requests.ts) ----
+  ...KEY_COMMANDS,
   command({
     name: 'taxes create',
     summary: 'create a tax of a company, or a global one',
@@ -348,6 +351,9 @@ export const COMMANDS: readonly Command[] = [
 
   // ---- backup, restore (src/cli/backup.ts) ----
   ...BACKUP_COMMANDS,
+
+  // ---- requests list, requests show: the request log (src/cli/requests.ts) ----
+  ...REQUEST_COMMANDS,
 ];
 
 export const SERVE_HELP = `Usage: bin/invoicing serve [--demo] [--json]

@@ -6,6 +6,7 @@
 // drizzle/0001_search_fold.sql.
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigint,
   bigserial,
   boolean,
@@ -19,6 +20,7 @@ import {
   pgTable,
   primaryKey,
   serial,
+  smallint,
   text,
   timestamp,
   unique,
@@ -54,6 +56,8 @@ export const apiKeys = pgTable(
     scopes: text('scopes').array().notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    /** The key that replaced this one (`keys roll`); this one then expires at the end of the grace. */
+    replacedByKeyId: integer('replaced_by_key_id').references((): AnyPgColumn => apiKeys.id),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
   },
@@ -561,6 +565,8 @@ export const webhookAttempts = pgTable(
     index('webhook_attempts_endpoint_idx').on(t.endpointId, t.id),
     // An endpoint's latest success and latest failure, for its health (`webhooks list`).
     index('webhook_attempts_endpoint_outcome_idx').on(t.endpointId, t.succeeded, t.id),
+    // The attempts of one delivery (`requests show`: what a request's events became).
+    index('webhook_attempts_delivery_idx').on(t.deliveryId, t.id),
   ],
 );
 
@@ -622,4 +628,45 @@ export const installation = pgTable(
     createdAt: createdAt(),
   },
   (t) => [check('installation_singleton_check', sql`${t.singleton}`)],
+);
+
+/**
+ * The request log (src/request-log/): one row per API request whose key was found (its company
+ * and key known), written in batches off the request's path, kept 30 days. Never a body, a key or
+ * a secret: what support needs to answer "what happened to request X?". No foreign keys (a
+ * batch insert checks nothing per row; the log outlives nothing it names for long) and no
+ * primary key: rows are found by request id, by company or key and time, and pruned by time.
+ */
+export const requestLog = pgTable(
+  'request_log',
+  {
+    /** When the request arrived. */
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull(),
+    companyId: integer('company_id').notNull(),
+    apiKeyId: integer('api_key_id').notNull(),
+    method: text('method').notNull(),
+    /** The route's template, e.g. `/api/v1/partner/customers/:id`. */
+    route: text('route').notNull(),
+    status: smallint('status').notNull(),
+    /** The error envelope's code, if the answer was one. */
+    errorCode: text('error_code'),
+    /** The X-Request-Id of the answer. */
+    requestId: text('request_id').notNull(),
+    idempotencyKey: text('idempotency_key'),
+    /** Answered with a stored response (Idempotency-Replay: true). */
+    replayed: boolean('replayed').notNull().default(false),
+    /** From the request to its answer, in microseconds. */
+    durationUs: integer('duration_us').notNull(),
+    /** The client's address (as TRUST_PROXY reads it). */
+    clientIp: text('client_ip').notNull(),
+  },
+  (t) => [
+    index('request_log_request_id_idx').on(t.requestId),
+    index('request_log_company_at_idx').on(t.companyId, t.at),
+    // `keys usage` reads this index alone (an index-only scan: status is in it).
+    index('request_log_api_key_at_idx').on(t.apiKeyId, t.at, t.status),
+    // `requests list --status 4xx|5xx|429`: a company's refused and failed requests only.
+    index('request_log_company_errors_idx').on(t.companyId, t.at).where(sql`${t.status} >= 400`),
+    index('request_log_at_idx').on(t.at),
+  ],
 );

@@ -2,7 +2,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
-import { API_KEY_PATTERN, hashApiKey, touchApiKey } from '../keys/api-keys.js';
+import { API_KEY_PATTERN, hashApiKey, plausibleApiKey, touchApiKey } from '../keys/api-keys.js';
+import { noteRefusedKey } from '../request-log/capture.js';
 import { callerOf, isWriteMethod } from './request-state.js';
 
 const BEARER = 'Bearer ';
@@ -16,7 +17,8 @@ function presentedKey(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (typeof header !== 'string' || !header.startsWith(BEARER)) return null;
   const key = header.slice(BEARER.length);
-  return API_KEY_PATTERN.test(key) ? key : null;
+  // A key whose checksum is wrong (a typo) is refused like a malformed one: no lookup at all.
+  return API_KEY_PATTERN.test(key) && plausibleApiKey(key) ? key : null;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
         ? 'api_key_expired'
         : null;
   if (!found || !key || refusal) {
+    if (found) noteRefusedKey(request, found); // logged under its key (src/request-log/)
     const headers = await rateLimiter.consumeAnonymous(request.ip);
     throw new ApiError(refusal ?? 'invalid_api_key', { headers });
   }

@@ -59,6 +59,13 @@ const keyCacheLookups = new Counter({
   registers: [registry],
 });
 
+const requestLogRecords = new Counter({
+  name: `${PREFIX}request_log_records_total`,
+  help: 'Records of the request log by outcome: written to the database, or dropped (buffer full, or the database did not take them)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 const poolWaits = new Counter({
   name: `${PREFIX}db_pool_waits_total`,
   help: 'Database connections asked for while every connection of the pool was busy (the caller queued)',
@@ -178,6 +185,11 @@ export const metrics = {
   /** A request refused by a rate limit (the limit's name). */
   rateLimitRefused(limit: string): void {
     rateLimitRefusals.inc({ limit });
+  },
+
+  /** Records of the request log written or dropped (src/request-log/writer.ts). */
+  requestLogRecords(outcome: 'written' | 'dropped', count: number): void {
+    requestLogRecords.inc({ outcome }, count);
   },
 
   /** A lookup in a cache of API keys. */

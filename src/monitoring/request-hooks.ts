@@ -1,9 +1,11 @@
-// What the service observes of every API response, in one place: one log line and the request
-// metrics (route, method, status, error code, latency, idempotency replays and conflicts).
+// What the service observes of every API response, in one place: one log line, the request
+// metrics (route, method, status, error code, latency, idempotency replays and conflicts) and a
+// record of the request log (src/request-log/, written later in batches).
 // Installed at the root of the app (src/app.ts), so the framework's own 404 is counted too.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES } from '../errors.js';
 import { metrics } from '../metrics/registry.js';
+import { logRequest } from '../request-log/capture.js';
 
 /** The error code of a failed request, read from the error envelope it is answered with. */
 const errorCodes = new WeakMap<FastifyRequest, string>();
@@ -35,6 +37,7 @@ function observe(request: FastifyRequest, reply: FastifyReply): void {
     seconds: reply.elapsedTime / 1000,
     replayed,
   });
+  logRequest(request, reply, route, errorCode, replayed);
   const line = {
     method: request.method,
     url: request.url,

@@ -1,5 +1,6 @@
 // The operator's actions on API keys: create (the key is shown once), list (never the secret),
-// revoke. The key model itself (format, hash, lookup) is src/keys/.
+// revoke, roll (a replacement, the old key kept for a grace). The key model itself (format,
+// hash, lookup) is src/keys/.
 import { asc, eq, sql } from 'drizzle-orm';
 import type { ActingContext } from '../context.js';
 import { apiKeys, companies } from '../db/schema.js';
@@ -128,4 +129,81 @@ export async function revokeApiKey(
     .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
   if (!row?.revokedAt) throw new OperationError(`API key ${keyId} does not exist`);
   return { id: row.id, revoked_at: formatTimestamp(row.revokedAt, context.timeZone) };
+}
+
+/** The longest grace `keys roll` gives the old key. */
+export const MAX_ROLL_GRACE_MS = 30 * DAY_MS;
+export const DEFAULT_ROLL_GRACE_MS = DAY_MS;
+
+export interface RolledApiKey extends CreatedApiKey {
+  /** The key rolled: it keeps working until `expires_at`, then answers 401 api_key_expired. */
+  previous_key: { id: number; expires_at: string };
+}
+
+/**
+ * Replaces a key: a new one of the same company, mode and scopes, valid as long as the old one was
+ * when it was issued (its expiry minus its creation), shown once; the old one keeps working for
+ * `graceMs` (never past its own expiry), then is expired. Changing its expiry announces the change
+ * to every instance (NOTIFY api_keys_changed), so the end of the grace holds everywhere. A revoked,
+ * expired or already rolled key is refused.
+ */
+export async function rollApiKey(
+  context: ActingContext,
+  keyId: number,
+  graceMs: number,
+): Promise<RolledApiKey> {
+  const { db, timeZone } = context;
+  const [old] = await db
+    .select({
+      companyId: apiKeys.companyId,
+      mode: apiKeys.mode,
+      scopes: apiKeys.scopes,
+      revoked: sql<boolean>`${apiKeys.revokedAt} is not null`,
+      expired: sql<boolean>`${apiKeys.expiresAt} <= now()`,
+      replacedBy: apiKeys.replacedByKeyId,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.id, keyId))
+    .for('update');
+  if (!old) throw new OperationError(`API key ${keyId} does not exist`);
+  if (old.revoked) throw new OperationError(`API key ${keyId} is revoked: create a new key instead`);
+  if (old.replacedBy !== null) {
+    throw new OperationError(`API key ${keyId} was rolled already: its replacement is key ${old.replacedBy}`);
+  }
+  if (old.expired) throw new OperationError(`API key ${keyId} has expired: create a new key instead`);
+
+  const { key, displayPrefix, secretHash } = generateApiKey(old.mode);
+  const [row] = await db
+    .insert(apiKeys)
+    .values({
+      companyId: old.companyId,
+      mode: old.mode,
+      displayPrefix,
+      secretHash,
+      scopes: old.scopes,
+      // As long as the old key was valid when issued (its --days), at most MAX_KEY_DAYS.
+      expiresAt: sql`now() + (select least(k.expires_at - k.created_at, make_interval(days => ${MAX_KEY_DAYS}))
+        from ${apiKeys} k where k.id = ${keyId})`,
+    })
+    .returning();
+  if (!row) throw new Error('insert returned no row');
+  const [previous] = await db
+    .update(apiKeys)
+    .set({
+      expiresAt: sql`least(${apiKeys.expiresAt}, now() + ${graceMs} * interval '1 millisecond')`,
+      replacedByKeyId: row.id,
+    })
+    .where(eq(apiKeys.id, keyId))
+    .returning({ expiresAt: apiKeys.expiresAt });
+  if (!previous) throw new Error('update returned no row');
+  return {
+    id: row.id,
+    key,
+    mode: row.mode,
+    scopes: SCOPES.filter((scope) => row.scopes.includes(scope)),
+    expires_at: formatTimestamp(row.expiresAt, timeZone),
+    company_id: row.companyId,
+    display_prefix: displayPrefix,
+    previous_key: { id: keyId, expires_at: formatTimestamp(previous.expiresAt, timeZone) },
+  };
 }

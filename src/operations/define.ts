@@ -207,3 +207,19 @@ export function optionalMoment(raw: RawArgs, key: string): Moment | undefined {
     `${key} must be a date YYYY-MM-DD, a timestamp like 2026-11-22T09:30:00+02:00, or a time ago like 30m, 6h, 2d`,
   );
 }
+
+const DURATION_UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `90s`, `30m`, `24h` or `7d`, in milliseconds, at most `maxMs`; undefined when not given. */
+export function optionalDuration(raw: RawArgs, key: string, maxMs: number): number | undefined {
+  const text = textOf(raw[key]);
+  if (text === undefined) return undefined;
+  const match = typeof text === 'string' ? /^([0-9]{1,6})([smhd])$/.exec(text.trim()) : null;
+  const ms = match ? Number(match[1]) * (DURATION_UNITS_MS[match[2] as string] as number) : Number.NaN;
+  if (!(ms <= maxMs)) {
+    throw new ArgumentError(
+      `${key} must be a duration such as 30m, 24h or 7d, at most ${maxMs / 86_400_000} days, got "${String(text)}"`,
+    );
+  }
+  return ms;
+}

@@ -9,7 +9,16 @@
 // operator (--actor or the OS user, and the command) as the actor of the context it runs in.
 import { type ActingContext, forCompany, type OperatorActor } from '../context.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../db/schema.js';
-import { createApiKey, type KeyMode, listApiKeys, MAX_KEY_DAYS, revokeApiKey } from './api-keys.js';
+import {
+  createApiKey,
+  DEFAULT_ROLL_GRACE_MS,
+  type KeyMode,
+  listApiKeys,
+  MAX_KEY_DAYS,
+  MAX_ROLL_GRACE_MS,
+  revokeApiKey,
+  rollApiKey,
+} from './api-keys.js';
 import { type AuditTarget, listAuditEntries, writeAuditEntry } from './audit.js';
 import { backupOperations } from './backup.js';
 import { createCompany, listCompanies, requireCompany, setPartnerApi } from './companies.js';
@@ -23,6 +32,7 @@ import {
   type Operation,
   type OperationSetup,
   optionalDate,
+  optionalDuration,
   optionalId,
   optionalInteger,
   optionalText,
@@ -44,6 +54,7 @@ import {
 } from './invoices.js';
 import { lookUpCustomers, lookUpInvoices } from './lists.js';
 import { listPendingPosSync } from './pos.js';
+import { requestOperations } from './requests.js';
 import { createTax } from './taxes.js';
 import { webhookOperations } from './webhooks.js';
 
@@ -120,6 +131,15 @@ export const operations = {
   'keys.revoke': define({
     parse: (raw) => ({ id: idArg(raw, 'id', 'key id') }),
     run: (context, args) => revokeApiKey(context, args.id),
+    target: (args) => ({ type: 'api_key', id: args.id, company: { of: 'api_key', id: args.id } }),
+  }),
+  'keys.roll': define({
+    parse: (raw) => ({
+      id: idArg(raw, 'id', 'key id'),
+      graceMs: optionalDuration(raw, 'grace', MAX_ROLL_GRACE_MS) ?? DEFAULT_ROLL_GRACE_MS,
+    }),
+    run: (context, args) => rollApiKey(context, args.id, args.graceMs),
+    // The key rolled is the object; the new one is in the result, which is never recorded.
     target: (args) => ({ type: 'api_key', id: args.id, company: { of: 'api_key', id: args.id } }),
   }),
 
@@ -252,6 +272,7 @@ export const operations = {
 
   ...webhookOperations,
   ...backupOperations,
+  ...requestOperations,
 };
 
 export type OperationName = keyof typeof operations;

@@ -3,7 +3,7 @@
 // they open the database themselves). Changes must hold on the server's very next request.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { COMMANDS } from '../../src/cli/main.js';
 import {
   apiCall,
@@ -629,6 +629,22 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
     await json(['webhooks', 'rotate-secret', endpointId], ['id', 'secret', 'previous_secret_valid_until']);
     await json(['webhooks', 'disable', endpointId], ENDPOINT);
     await json(['webhooks', 'enable', endpointId], ENDPOINT);
+    const rolledKey = await json(
+      ['keys', 'roll', String(newKey.id), '--grace', '1h'],
+      ['id', 'key', 'mode', 'scopes', 'expires_at', 'company_id', 'display_prefix', 'previous_key'],
+    );
+    await json(['keys', 'usage', String(rolledKey.id)], ['key_id', 'company_id', 'days', 'totals']);
+    // The request log: a request of the demo's key, once written (within about a second).
+    const logged = await apiCall(server.apiBaseUrl, demo.live_key.key, '/ping');
+    await json(['requests', 'list', '--company', demoId, '--limit', '5'], ['company_id', 'requests']);
+    await vi.waitFor(
+      async () => {
+        const found = await runInProcess(['requests', 'show', logged.body.data.request_id, '--json'], env);
+        expect(found.code, found.stderr).toBe(0);
+      },
+      { timeout: 15_000, interval: 200 },
+    );
+    await json(['requests', 'show', logged.body.data.request_id], ['request', 'record', 'events']);
     await json(['keys', 'revoke', String(newKey.id)], ['id', 'revoked_at']);
     await json(['audit', '--limit', '3'], ['entries']);
     // backup copies the embedded database (PostgreSQL has pg_dump); restore needs it stopped:

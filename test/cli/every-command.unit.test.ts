@@ -23,6 +23,8 @@ const BAD_ARGUMENTS: Record<string, string[][]> = {
   ],
   'keys list': [['--company', 'x']],
   'keys revoke': [['abc']],
+  'keys roll': [['abc'], ['1', '--grace', 'forever'], ['1', '--grace', '31d'], ['1', '--grace', '-1h']],
+  'keys usage': [['abc'], ['0']],
   'taxes create': [
     ['--global', '--name', 'IVA', '--rate', '101'],
     ['--company', '1', '--global', '--name', 'IVA', '--rate', '5'],
@@ -94,6 +96,16 @@ const BAD_ARGUMENTS: Record<string, string[][]> = {
   ],
   backup: [['one.tar.gz', 'two.tar.gz'], []],
   restore: [['copy.tar.gz', '--force=yes'], []],
+  'requests list': [
+    ['--company', 'x'],
+    ['--company', '1', '--key', 'k'],
+    ['--company', '1', '--status', '4x'],
+    ['--company', '1', '--status', '600'],
+    ['--company', '1', '--since', 'yesterday'],
+    ['--company', '1', '--route', 'GET /customers'],
+    ['--company', '1', '--limit', '0'],
+  ],
+  'requests show': [['nope'], ['req_123'], []],
 };
 
 describe('every operator command', () => {

@@ -44,6 +44,11 @@ const OPERATOR_COMMANDS = [
   'restore',
   // issue 22: endpoints change their events
   'webhooks update',
+  // issue 22: the request log, and keys rolled with a grace
+  'requests list',
+  'requests show',
+  'keys usage',
+  'keys roll',
 ];
 
 describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {

@@ -62,6 +62,7 @@ describe('docs site', () => {
       'permissoes-e-modos',
       'a-ordem-das-verificacoes',
       'paginacao-percorrer-uma-lista',
+      'substituir-uma-chave-rotacao-e-chaves-mal-copiadas',
     ]) {
       expect(pt).toContain(`id="${anchor}"`);
     }
@@ -75,6 +76,7 @@ describe('docs site', () => {
       'the-order-of-checks',
       'pagination-walking-a-list',
       'getting-started-with-a-key',
+      'replacing-a-key-rolling-and-mistyped-keys',
     ]) {
       expect(en).toContain(`id="${anchor}"`);
     }

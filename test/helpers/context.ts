@@ -55,7 +55,7 @@ export interface TestContext {
 
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { rateLimiter?: RateLimiter } = {},
+  options: { rateLimiter?: RateLimiter; clock?: () => number } = {},
 ): Promise<TestContext> {
   const database = await createTestDatabase();
   const config = loadConfig({ DOCS_URL: TEST_DOCS_URL, ...GENEROUS_LIMITS, ...env });

@@ -1,0 +1,486 @@
+// What support asks of the request log (src/request-log/): `requests list` (a company's requests,
+// filtered), `requests show` (one request by the X-Request-Id the partner received: what it
+// created or replayed, the events it caused and what became of their deliveries) and `keys usage`
+// (a key's requests and refusals per day). Every query is bound to one company: `list` requires
+// it, `show` names it, and whatever `show` links to is read within the request's company only.
+import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import { API_PREFIX } from '../app-constants.js';
+import type { ActingContext } from '../context.js';
+import { queryRows } from '../db/client.js';
+import {
+  apiKeys,
+  companies,
+  idempotencyKeys,
+  requestLog,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEvents,
+} from '../db/schema.js';
+import { formatTimestamp } from '../format.js';
+import { define, idArg, limitArg, optionalId, type RawArgs, sinceArg } from './define.js';
+import { ArgumentError, OperationError } from './errors.js';
+
+const MINUTE_MS = 60_000;
+/** Event times and request times come from the same process's clock; this covers their rounding. */
+const RAN_SLACK_MS = 50;
+
+// ---- the shape of a request, as the operator sees it ----
+
+export interface LoggedRequest {
+  request_id: string;
+  at: string;
+  company_id: number;
+  api_key_id: number;
+  method: string;
+  /** As partners read it: `/customers/{id}`. */
+  route: string;
+  status: number;
+  error_code: string | null;
+  idempotency_key: string | null;
+  replayed: boolean;
+  duration_ms: number;
+  client_ip: string;
+}
+
+type Row = typeof requestLog.$inferSelect;
+
+/** `/api/v1/partner/customers/:id` -> `/customers/{id}`. */
+function shownRoute(template: string): string {
+  const path = template.startsWith(API_PREFIX) ? template.slice(API_PREFIX.length) : template;
+  return path.replace(/:([A-Za-z_]+)/g, '{$1}');
+}
+
+/** What an operator may type (`/customers/{id}`, `customers/:id`, the full path) -> the stored template. */
+export function routeTemplate(route: string): string {
+  let path = route.trim().replace(/\{([A-Za-z_]+)\}/g, ':$1');
+  if (!path.startsWith('/')) path = `/${path}`;
+  return path.startsWith(`${API_PREFIX}/`) ? path : `${API_PREFIX}${path}`;
+}
+
+function shown(row: Row, timeZone: string): LoggedRequest {
+  return {
+    request_id: row.requestId,
+    at: formatTimestamp(row.at, timeZone),
+    company_id: row.companyId,
+    api_key_id: row.apiKeyId,
+    method: row.method,
+    route: shownRoute(row.route),
+    status: row.status,
+    error_code: row.errorCode,
+    idempotency_key: row.idempotencyKey,
+    replayed: row.replayed,
+    duration_ms: Math.round(row.durationUs / 100) / 10,
+    client_ip: row.clientIp,
+  };
+}
+
+// ---- requests list ----
+
+/** `429` (one status) or `4xx` (a class). */
+export type StatusFilter = { exact: number } | { class: number };
+
+export interface RequestQuery {
+  companyId: number;
+  apiKeyId?: number;
+  status?: StatusFilter;
+  /** Epoch milliseconds, or a calendar date (from its midnight in the context's time zone). */
+  since?: number | string;
+  /** The stored template (routeTemplate). */
+  route?: string;
+  limit: number;
+}
+
+/** The newest `limit` requests of the company that match, newest first. */
+export async function listRequests(context: ActingContext, query: RequestQuery): Promise<LoggedRequest[]> {
+  const { db, timeZone } = context;
+  const conditions: SQL[] = [eq(requestLog.companyId, query.companyId)];
+  if (query.apiKeyId !== undefined) conditions.push(eq(requestLog.apiKeyId, query.apiKeyId));
+  if (query.status && 'exact' in query.status) conditions.push(eq(requestLog.status, query.status.exact));
+  if (query.status && 'class' in query.status) {
+    const from = query.status.class * 100;
+    conditions.push(gte(requestLog.status, from), lte(requestLog.status, from + 99));
+  }
+  if (typeof query.since === 'number') conditions.push(gte(requestLog.at, new Date(query.since)));
+  if (typeof query.since === 'string') {
+    conditions.push(sql`${requestLog.at} >= (${query.since}::date::timestamp at time zone ${timeZone})`);
+  }
+  if (query.route !== undefined) conditions.push(eq(requestLog.route, query.route));
+  const rows = await db
+    .select()
+    .from(requestLog)
+    .where(and(...conditions))
+    .orderBy(desc(requestLog.at))
+    .limit(query.limit);
+  return rows.map((row) => shown(row, timeZone));
+}
+
+// ---- requests show ----
+
+export interface RequestRecordShown {
+  idempotency_key: string;
+  /** `completed`, or `in_flight` while the write runs. */
+  state: string;
+  response_status: number | null;
+  /** What the write created or changed: `{type: "customer", id: 42}`, when it answered one. */
+  resource: { type: string; id: number } | null;
+  /** The request that ran the write (this one, or the one this request replayed). */
+  created_by_request_id: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface CausedEvent {
+  event_id: string;
+  type: string;
+  created_at: string;
+  deliveries: {
+    delivery_id: number;
+    endpoint_id: number;
+    status: string;
+    attempts: {
+      attempt: number;
+      succeeded: boolean;
+      status_code: number | null;
+      latency_ms: number;
+      error: string | null;
+      at: string;
+    }[];
+  }[];
+}
+
+export interface ShownRequest {
+  request: LoggedRequest & { company_name: string | null };
+  record: RequestRecordShown | null;
+  events: CausedEvent[];
+}
+
+const RESOURCE_OF_ROUTE: Record<string, string> = {
+  customers: 'customer',
+  products: 'product',
+  invoices: 'invoice',
+};
+
+/** `customer` for `/api/v1/partner/customers/:id`. */
+function resourceTypeOf(template: string): string | null {
+  const segment = template.slice(API_PREFIX.length).split('/')[1] ?? '';
+  return RESOURCE_OF_ROUTE[segment] ?? null;
+}
+
+/** The resource a stored answer carries (`{"data": {"id": 42, ...}}`). */
+function resourceIn(body: string | null, type: string | null): { type: string; id: number } | null {
+  if (!body || !type) return null;
+  try {
+    const id = (JSON.parse(body) as { data?: { id?: unknown } }).data?.id;
+    return typeof id === 'number' ? { type, id } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The idempotency record of a write (kept 24 hours): what it answered, and which request ran it.
+ * A record made after the request (its key reused once it expired) is not this request's.
+ */
+async function recordOf(context: ActingContext, row: Row): Promise<RequestRecordShown | null> {
+  if (!row.idempotencyKey || (row.method !== 'POST' && row.method !== 'PUT')) return null;
+  const { db, timeZone } = context;
+  const [record] = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.apiKeyId, row.apiKeyId),
+        eq(idempotencyKeys.companyId, row.companyId),
+        eq(idempotencyKeys.key, row.idempotencyKey),
+      ),
+    );
+  const end = row.at.getTime() + row.durationUs / 1000;
+  if (!record || record.createdAt.getTime() > end + MINUTE_MS) return null;
+  // The request that ran the write: this one, unless it replayed an earlier one's answer.
+  const [creator] = row.replayed
+    ? await db
+        .select({ requestId: requestLog.requestId })
+        .from(requestLog)
+        .where(
+          and(
+            eq(requestLog.apiKeyId, row.apiKeyId),
+            eq(requestLog.companyId, row.companyId),
+            eq(requestLog.idempotencyKey, row.idempotencyKey),
+            eq(requestLog.replayed, false),
+            lte(requestLog.at, row.at),
+          ),
+        )
+        .orderBy(desc(requestLog.at))
+        .limit(1)
+    : [{ requestId: row.status === record.responseStatus ? row.requestId : null }];
+  return {
+    idempotency_key: record.key,
+    state: record.state,
+    response_status: record.responseStatus,
+    resource: resourceIn(record.responseBody, resourceTypeOf(row.route)),
+    created_by_request_id: creator?.requestId ?? null,
+    created_at: formatTimestamp(record.createdAt, timeZone),
+    expires_at: formatTimestamp(record.expiresAt, timeZone),
+  };
+}
+
+/**
+ * The events a request caused: those of its company whose payload's `cause.request_id` is the
+ * request's id, looked for around the time it ran (events are written in the write's own
+ * transaction). Events recorded before events carried their cause have none: for those, the
+ * events of the resource the request wrote, recorded while it ran.
+ */
+async function eventsCausedBy(
+  context: ActingContext,
+  companyId: number,
+  requestId: string,
+  window: { from: Date; to: Date; ranFrom: Date; ranTo: Date },
+  resource: { type: string; id: number } | null,
+): Promise<CausedEvent[]> {
+  const { db, timeZone } = context;
+  const e = webhookEvents;
+  const payload = sql`(${e.payload}::jsonb)`;
+  // Only while the write ran (with a little slack): the same resource may change again soon after.
+  const withoutCause = resource
+    ? sql`or (${payload} -> 'cause' is null and ${e.type} like ${`${resource.type}.%`}
+        and ${payload} -> 'data' ->> 'id' = ${String(resource.id)}
+        and ${e.createdAt} between ${window.ranFrom.toISOString()}::timestamptz and ${window.ranTo.toISOString()}::timestamptz)`
+    : sql``;
+  const events = await queryRows<{ id: number; public_id: string; type: string; created_at: Date | string }>(
+    db,
+    sql`select ${e.id} as id, ${e.publicId} as public_id, ${e.type} as type, ${e.createdAt} as created_at
+      from ${e}
+      where ${e.companyId} = ${companyId}
+        and ${e.createdAt} between ${window.from.toISOString()}::timestamptz and ${window.to.toISOString()}::timestamptz
+        and (${payload} -> 'cause' ->> 'request_id' = ${requestId} ${withoutCause})
+      order by ${e.id}`,
+  );
+  if (events.length === 0) return [];
+  const eventIds = events.map((event) => Number(event.id));
+  const deliveries = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(inArray(webhookDeliveries.eventId, eventIds), eq(webhookDeliveries.companyId, companyId)))
+    .orderBy(asc(webhookDeliveries.id));
+  const attempts =
+    deliveries.length === 0
+      ? []
+      : await db
+          .select()
+          .from(webhookAttempts)
+          .where(
+            inArray(
+              webhookAttempts.deliveryId,
+              deliveries.map((delivery) => delivery.id),
+            ),
+          )
+          .orderBy(asc(webhookAttempts.id));
+  return events.map((event) => ({
+    event_id: event.public_id,
+    type: event.type,
+    created_at: formatTimestamp(new Date(event.created_at), timeZone),
+    deliveries: deliveries
+      .filter((delivery) => delivery.eventId === Number(event.id))
+      .map((delivery) => ({
+        delivery_id: delivery.id,
+        endpoint_id: delivery.endpointId,
+        status: delivery.status,
+        attempts: attempts
+          .filter((attempt) => attempt.deliveryId === delivery.id)
+          .map((attempt) => ({
+            attempt: attempt.attempt,
+            succeeded: attempt.succeeded,
+            status_code: attempt.statusCode,
+            latency_ms: attempt.latencyMs,
+            error: attempt.error,
+            at: formatTimestamp(attempt.createdAt, timeZone),
+          })),
+      })),
+  }));
+}
+
+/** One request by its id, with what it created or replayed and the events it caused. */
+export async function showRequest(context: ActingContext, requestId: string): Promise<ShownRequest> {
+  const { db, timeZone } = context;
+  const [found] = await db
+    .select({ row: requestLog, companyName: companies.name })
+    .from(requestLog)
+    .leftJoin(companies, eq(companies.id, requestLog.companyId))
+    .where(eq(requestLog.requestId, requestId))
+    .limit(1);
+  if (!found) {
+    throw new OperationError(
+      `request ${requestId} is not in the request log (requests of a known key are kept 30 days; the last second's may not be written yet)`,
+    );
+  }
+  const { row } = found;
+  const record = await recordOf(context, row);
+  // A replay caused nothing itself: the events are those of the request that ran the write.
+  const causeId = row.replayed ? record?.created_by_request_id : row.requestId;
+  let events: CausedEvent[] = [];
+  if (causeId) {
+    const [cause] =
+      causeId === row.requestId
+        ? [row]
+        : await db.select().from(requestLog).where(eq(requestLog.requestId, causeId)).limit(1);
+    if (cause) {
+      const start = cause.at.getTime();
+      const end = start + cause.durationUs / 1000;
+      events = await eventsCausedBy(
+        context,
+        row.companyId,
+        causeId,
+        {
+          from: new Date(start - MINUTE_MS),
+          to: new Date(end + MINUTE_MS),
+          ranFrom: new Date(start - RAN_SLACK_MS),
+          ranTo: new Date(end + RAN_SLACK_MS),
+        },
+        record?.resource ?? null,
+      );
+    }
+  }
+  return { request: { ...shown(row, timeZone), company_name: found.companyName }, record, events };
+}
+
+// ---- keys usage ----
+
+export interface KeyUsageDay {
+  /** YYYY-MM-DD in the context's time zone. */
+  day: string;
+  requests: number;
+  /** Answered 4xx (429 included). */
+  refused: number;
+  /** Answered 429. */
+  rate_limited: number;
+}
+
+export interface ApiKeyUsage {
+  key_id: number;
+  company_id: number;
+  days: KeyUsageDay[];
+  totals: Omit<KeyUsageDay, 'day'>;
+}
+
+export const USAGE_DAYS = 30;
+
+/** A key's requests, refusals and 429s per day, over the last 30 days (today included), oldest first. */
+export async function keyUsage(context: ActingContext, keyId: number): Promise<ApiKeyUsage> {
+  const { db, timeZone } = context;
+  const [key] = await db.select({ companyId: apiKeys.companyId }).from(apiKeys).where(eq(apiKeys.id, keyId));
+  if (!key) throw new OperationError(`API key ${keyId} does not exist`);
+  const r = requestLog;
+  const rows = await queryRows<KeyUsageDay>(
+    db,
+    sql`with today as (select (now() at time zone ${timeZone})::date as day),
+      days as (select (today.day - n)::date as day from today, generate_series(0, ${USAGE_DAYS - 1}::integer) as n),
+      counts as (
+        select (${r.at} at time zone ${timeZone})::date as day, count(*) as requests,
+          count(*) filter (where ${r.status} between 400 and 499) as refused,
+          count(*) filter (where ${r.status} = 429) as rate_limited
+        from ${r}, today
+        where ${r.apiKeyId} = ${keyId}
+          and ${r.at} >= ((today.day - ${USAGE_DAYS - 1}::integer)::timestamp at time zone ${timeZone})
+        group by 1)
+      select to_char(days.day, 'YYYY-MM-DD') as day, coalesce(counts.requests, 0)::integer as requests,
+        coalesce(counts.refused, 0)::integer as refused, coalesce(counts.rate_limited, 0)::integer as rate_limited
+      from days left join counts on counts.day = days.day
+      order by days.day`,
+  );
+  const days = rows.map((row) => ({
+    day: row.day,
+    requests: Number(row.requests),
+    refused: Number(row.refused),
+    rate_limited: Number(row.rate_limited),
+  }));
+  const sum = (field: 'requests' | 'refused' | 'rate_limited') =>
+    days.reduce((total, day) => total + day[field], 0);
+  return {
+    key_id: keyId,
+    company_id: key.companyId,
+    days,
+    totals: { requests: sum('requests'), refused: sum('refused'), rate_limited: sum('rate_limited') },
+  };
+}
+
+// ---- the operations (merged into src/operations/index.ts) ----
+
+/** `--status 429` (one status) or `--status 4xx` (a class). */
+function statusArg(raw: RawArgs): StatusFilter | undefined {
+  const value = raw.status;
+  if (value === undefined) return undefined;
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text === 'string' && /^[1-5][0-9][0-9]$/.test(text)) return { exact: Number(text) };
+  if (typeof text === 'string' && /^[1-5]xx$/i.test(text)) return { class: Number(text[0]) };
+  throw new ArgumentError(
+    `status must be a status such as 429 or a class such as 4xx or 5xx, got "${String(text)}"`,
+  );
+}
+
+const AGO_UNITS_MS: Record<string, number> = { m: MINUTE_MS, h: 60 * MINUTE_MS, d: 24 * 60 * MINUTE_MS };
+
+/** `--since 1h` (30m, 2d: that long ago), a day YYYY-MM-DD or a moment with its offset. */
+function requestsSinceArg(raw: RawArgs): number | string | undefined {
+  const ago = typeof raw.since === 'string' ? /^([0-9]{1,5})([mhd])$/.exec(raw.since.trim()) : null;
+  if (ago) return Date.now() - Number(ago[1]) * (AGO_UNITS_MS[ago[2] as string] as number);
+  try {
+    const since = sinceArg(raw);
+    return since === undefined || /^\d{4}-\d{2}-\d{2}$/.test(since) ? since : Date.parse(since);
+  } catch {
+    throw new ArgumentError(
+      'since must be a duration such as 30m, 1h or 2d, a date YYYY-MM-DD or a moment like 2026-11-22T09:30:00+02:00',
+    );
+  }
+}
+
+function routeArg(raw: RawArgs): string | undefined {
+  const value = raw.route;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^\/?[A-Za-z0-9_/{}:-]{1,200}$/.test(value.trim())) {
+    throw new ArgumentError('route must be a path of the API such as /customers/{id}');
+  }
+  return routeTemplate(value);
+}
+
+function requestIdArg(raw: RawArgs): string {
+  const value = raw.request_id;
+  if (typeof value !== 'string' || value.trim() === '') throw new ArgumentError('request id is required');
+  if (!/^req_[0-9a-f]{24}$/.test(value.trim())) {
+    throw new ArgumentError(
+      'request id must look like req_ and 24 hex digits (the X-Request-Id of an answer)',
+    );
+  }
+  return value.trim();
+}
+
+export const requestOperations = {
+  'requests.list': define({
+    reads: true,
+    parse: (raw) => ({
+      companyId: idArg(raw, 'company', 'company'),
+      apiKeyId: optionalId(raw, 'key', 'key'),
+      status: statusArg(raw),
+      since: requestsSinceArg(raw),
+      route: routeArg(raw),
+      limit: limitArg(raw, 50),
+    }),
+    run: async (context, args) => {
+      const [company] = await context.db
+        .select({ id: companies.id })
+        .from(companies)
+        .where(eq(companies.id, args.companyId));
+      if (!company) throw new OperationError(`company ${args.companyId} does not exist`);
+      return { company_id: args.companyId, requests: await listRequests(context, args) };
+    },
+  }),
+  'requests.show': define({
+    reads: true,
+    parse: (raw) => ({ requestId: requestIdArg(raw) }),
+    run: (context, args) => showRequest(context, args.requestId),
+  }),
+  'keys.usage': define({
+    reads: true,
+    parse: (raw) => ({ id: idArg(raw, 'id', 'key id') }),
+    run: (context, args) => keyUsage(context, args.id),
+  }),
+};

@@ -13,7 +13,6 @@ import { runThroughput } from './cases/throughput.js';
 import { runWalk } from './cases/walk.js';
 import { runWrites } from './cases/writes.js';
 import { ensureDataset } from './dataset/ensure.js';
-import { GOALS } from './goals.js';
 import { DEFAULT_INVOICES, parseOptions, positiveInteger } from './lib/args.js';
 import { installCleanup, stopAllChildren } from './lib/children.js';
 import { closeConnections } from './lib/http.js';
@@ -24,6 +23,7 @@ import { queryRows, withClient } from './lib/postgres.js';
 import { readMemory, sampleRss } from './lib/rss.js';
 import { startApiServer, startBareServer } from './lib/servers.js';
 import { chooseLoadTool } from './load/index.js';
+import { READ_GOALS } from './read-goals.js';
 import { describeMachine as describeRun, Report, type RunMeta } from './report.js';
 
 const GROUPS = ['throughput', 'lists', 'deep', 'writes', 'walk', 'pglite'] as const;
@@ -185,7 +185,7 @@ async function main(): Promise<number> {
       'API server memory on PostgreSQL',
       apiRss.stop(),
       readMemory(api.pid).hwmMb,
-      GOALS.rssPostgresMb,
+      READ_GOALS.rssPostgresMb,
     );
   }
   closeConnections();

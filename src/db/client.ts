@@ -10,6 +10,7 @@ import pg from 'pg';
 import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from '../config.js';
 import { createPrivateDir, restrictDataDir } from './data-dir.js';
 import { withDrizzleParsers } from './pglite-parsers.js';
+import { attachReadCache, createReadCache, trackWrites, WriteTracker } from './read-cache.js';
 import * as schema from './schema.js';
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -98,7 +99,16 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
   await client.waitReady;
   // PGlite unpacks a new database with files open to everyone: private, like the rest.
   if (target.dataDir) restrictDataDir(target.dataDir);
-  const db = drizzlePglite({ client: withDrizzleParsers(client), schema }) as unknown as Database;
+  // Every change goes through this client: counted, so that single reads can be remembered
+  // exactly until the next one (src/db/read-cache.ts).
+  const tracker = new WriteTracker();
+  const db = drizzlePglite({
+    client: trackWrites(withDrizzleParsers(client), tracker),
+    schema,
+  }) as unknown as Database;
+  const readVersions = async () =>
+    (await client.query<{ versions: string }>(DATA_VERSIONS_STATE)).rows[0]?.versions ?? '';
+  attachReadCache(db, createReadCache(tracker, readVersions));
   return {
     db,
     kind: 'pglite',
@@ -118,6 +128,10 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
     close: () => client.close(),
   };
 }
+
+/** Every company's data version, as one text: equal texts, no change to the versioned tables. */
+const DATA_VERSIONS_STATE = `select coalesce(string_agg(company_id || ':' || version, ',' order by company_id), '') as versions
+  from data_versions`;
 
 const RECONNECT_DELAY_MS = 1000;
 const LISTEN_CONNECT_TIMEOUT_MS = 5000;

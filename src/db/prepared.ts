@@ -6,7 +6,10 @@
 // - `fixedStatement(sql)`: raw driver rows (dates and timestamps as the database's text on both
 //   drivers), for statements written in SQL;
 // - `fixedTableRead(table, where)`: whole rows of one table, mapped exactly like drizzle's own
-//   `db.select().from(table)` (camelCase keys, Date timestamps).
+//   `db.select().from(table)` (camelCase keys, Date timestamps). On the embedded PGlite the rows
+//   of a versioned table are remembered until it changes (src/db/read-cache.ts): its `where` must
+//   depend on that table's rows and the values only (no `now()`, no other table), and callers
+//   must not change the rows they get.
 //
 // HOW: through a PRIVATE Drizzle API, `db._.session.prepareQuery` (drizzle's public `.prepare()`
 // binds a statement to one handle, so a transaction would build it again on every write). That API
@@ -14,9 +17,10 @@
 // `DRIZZLE_VERSION` in package.json, and test/db/prepared.test.ts fails when the installed version
 // differs: re-check `prepareQuery` (arguments, result shape) on both drivers before moving the pin.
 import { createHash } from 'node:crypto';
-import { getTableColumns, type Query, type SelectedFieldsOrdered, type SQL } from 'drizzle-orm';
+import { getTableColumns, getTableName, type Query, type SelectedFieldsOrdered, type SQL } from 'drizzle-orm';
 import { type AnyPgColumn, PgDialect, type PgTable, QueryBuilder } from 'drizzle-orm/pg-core';
 import type { Database } from './client.js';
+import { readCacheOf, VERSIONED_TABLES } from './read-cache.js';
 
 /** The Drizzle release whose private `prepareQuery` this module was written and tested against. */
 export const DRIZZLE_VERSION = '0.45.4';
@@ -28,6 +32,8 @@ export interface FixedStatement {
   readonly query: Query;
   /** Drizzle's mapping of a whole table row; absent: raw driver rows. */
   readonly fields?: SelectedFieldsOrdered<AnyPgColumn>;
+  /** Its rows may be remembered where a database keeps a read cache (the embedded PGlite). */
+  readonly cacheable?: boolean;
 }
 
 /** A fixed statement whose rows are mapped table rows: `runFixed` knows their type. */
@@ -55,11 +61,22 @@ export function fixedTableRead<T extends PgTable>(table: T, where: SQL): FixedTa
     path: [key],
     field: column as AnyPgColumn,
   }));
-  return { name: nameOf(built), query: built, fields };
+  return { name: nameOf(built), query: built, fields, cacheable: VERSIONED_TABLES.has(getTableName(table)) };
 }
 
 /** Runs a fixed statement on a handle or a transaction; values by placeholder name. */
 export async function runFixed<Row>(
+  db: Database,
+  statement: FixedStatement | FixedTableRead<Row>,
+  values: Record<string, unknown>,
+): Promise<Row[]> {
+  const cache = statement.cacheable ? readCacheOf(db) : undefined;
+  if (cache)
+    return cache.read(`${statement.name}|${JSON.stringify(values)}`, () => execute(db, statement, values));
+  return execute(db, statement, values);
+}
+
+async function execute<Row>(
   db: Database,
   statement: FixedStatement | FixedTableRead<Row>,
   values: Record<string, unknown>,

@@ -4,6 +4,7 @@
 // bench/results/latest.json.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { runCompression } from './cases/compression.js';
 import type { BenchContext, RunOptions } from './cases/context.js';
 import { runDeepPages } from './cases/deep.js';
 import { runLists } from './cases/lists.js';
@@ -26,9 +27,10 @@ import { chooseLoadTool } from './load/index.js';
 import { READ_GOALS } from './read-goals.js';
 import { describeMachine as describeRun, Report, type RunMeta } from './report.js';
 
-const GROUPS = ['throughput', 'lists', 'deep', 'writes', 'walk', 'pglite'] as const;
+const GROUPS = ['throughput', 'compression', 'lists', 'deep', 'writes', 'walk', 'pglite'] as const;
 const RUNNERS: Record<(typeof GROUPS)[number], (context: BenchContext) => Promise<void>> = {
   throughput: runThroughput,
+  compression: runCompression,
   lists: runLists,
   deep: runDeepPages,
   writes: runWrites,

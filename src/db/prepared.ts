@@ -25,6 +25,7 @@
 import { createHash } from 'node:crypto';
 import * as orm from 'drizzle-orm';
 import {
+  DrizzleQueryError,
   fillPlaceholders,
   getTableColumns,
   getTableName,
@@ -132,15 +133,20 @@ async function execute<Row>(
     // The pool, or the transaction's own connection.
     const client = (session as unknown as { client: pg.Pool | pg.PoolClient }).client;
     const params = fillPlaceholders(query.params, values);
-    if (!fields) {
-      const result = await client.query({ name, text: query.sql, types: DRIZZLE_PG_TYPES }, params);
-      return result.rows as Row[];
+    try {
+      if (!fields) {
+        const result = await client.query({ name, text: query.sql, types: DRIZZLE_PG_TYPES }, params);
+        return result.rows as Row[];
+      }
+      const result = await client.query<unknown[]>(
+        { name, text: query.sql, rowMode: 'array', types: DRIZZLE_PG_TYPES },
+        params,
+      );
+      return result.rows.map((row) => mapResultRow(fields, row, undefined) as Row);
+    } catch (error) {
+      // Failures look as drizzle's own do: the driver's error is the cause.
+      throw new DrizzleQueryError(query.sql, params, error as Error);
     }
-    const result = await client.query<unknown[]>(
-      { name, text: query.sql, rowMode: 'array', types: DRIZZLE_PG_TYPES },
-      params,
-    );
-    return result.rows.map((row) => mapResultRow(fields, row, undefined) as Row);
   }
   const prepared = session.prepareQuery(query, fields, name, fields !== undefined);
   const result = await prepared.execute(values);

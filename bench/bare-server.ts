@@ -1,27 +1,39 @@
 // The yardstick: a bare node:http + pg server doing the same primary-key read of a customer as
 // GET /customers/{id} (same visibility rule, same columns) and answering JSON. No framework, no
-// auth, no limits, no logging: the API is measured as a fraction of this.
+// auth, no limits, no logging, no compression: the API is measured as a fraction of this.
+// Two ways to run the read, side by side in one process (one pool):
+// - GET /customers/{id}: a named prepared statement (pg's {name, text, values}): parsed and
+//   planned once per connection, the real limit of the machine for one read;
+// - GET /plain/customers/{id}: the same read as a plain parameterised query (parsed and planned
+//   on every call), the reference the embedded PGlite is compared with.
 // Env: DATABASE_URL, PORT (0: any free port), COMPANY_ID. Prints {"url","pid"} once listening.
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import pg from 'pg';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const companyId = Number(process.env.COMPANY_ID);
 const CUSTOMER_READ = `select id, name, type, email, phone, contact_number, nuit, address, created_at, updated_at
   from customers where id = $1 and (company_id = $2 or company_id is null)`;
+const STATEMENT_NAME = 'bare_customer_read';
+const PATH = /^\/(plain\/)?customers\/(\d{1,9})$/;
+
+function answer(response: ServerResponse, row: unknown): void {
+  const body = JSON.stringify(row ? { data: row } : { error: { code: 'resource_not_found' } });
+  response.writeHead(row ? 200 : 404, { 'content-type': 'application/json; charset=utf-8' }).end(body);
+}
 
 const server = createServer((request, response) => {
-  const match = /^\/customers\/(\d{1,9})$/.exec(request.url ?? '');
+  const match = PATH.exec(request.url ?? '');
   if (request.method !== 'GET' || !match) {
     response.writeHead(404).end();
     return;
   }
-  pool.query(CUSTOMER_READ, [Number(match[1]), companyId]).then(
-    (result) => {
-      const row = result.rows[0];
-      const body = JSON.stringify(row ? { data: row } : { error: { code: 'resource_not_found' } });
-      response.writeHead(row ? 200 : 404, { 'content-type': 'application/json; charset=utf-8' }).end(body);
-    },
+  const values = [Number(match[2]), companyId];
+  const query = match[1]
+    ? pool.query(CUSTOMER_READ, values)
+    : pool.query({ name: STATEMENT_NAME, text: CUSTOMER_READ, values });
+  query.then(
+    (result) => answer(response, result.rows[0]),
     () => response.writeHead(500).end(),
   );
 });

@@ -4,6 +4,7 @@
 // bench/results/latest.json.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { runCompression } from './cases/compression.js';
 import type { BenchContext, RunOptions } from './cases/context.js';
 import { runDeepPages } from './cases/deep.js';
 import { runLists } from './cases/lists.js';
@@ -13,7 +14,6 @@ import { runThroughput } from './cases/throughput.js';
 import { runWalk } from './cases/walk.js';
 import { runWrites } from './cases/writes.js';
 import { ensureDataset } from './dataset/ensure.js';
-import { GOALS } from './goals.js';
 import { DEFAULT_INVOICES, parseOptions, positiveInteger } from './lib/args.js';
 import { installCleanup, stopAllChildren } from './lib/children.js';
 import { closeConnections } from './lib/http.js';
@@ -24,11 +24,13 @@ import { queryRows, withClient } from './lib/postgres.js';
 import { readMemory, sampleRss } from './lib/rss.js';
 import { startApiServer, startBareServer } from './lib/servers.js';
 import { chooseLoadTool } from './load/index.js';
+import { READ_GOALS } from './read-goals.js';
 import { describeMachine as describeRun, Report, type RunMeta } from './report.js';
 
-const GROUPS = ['throughput', 'lists', 'deep', 'writes', 'walk', 'pglite'] as const;
+const GROUPS = ['throughput', 'compression', 'lists', 'deep', 'writes', 'walk', 'pglite'] as const;
 const RUNNERS: Record<(typeof GROUPS)[number], (context: BenchContext) => Promise<void>> = {
   throughput: runThroughput,
+  compression: runCompression,
   lists: runLists,
   deep: runDeepPages,
   writes: runWrites,
@@ -185,7 +187,7 @@ async function main(): Promise<number> {
       'API server memory on PostgreSQL',
       apiRss.stop(),
       readMemory(api.pid).hwmMb,
-      GOALS.rssPostgresMb,
+      READ_GOALS.rssPostgresMb,
     );
   }
   closeConnections();

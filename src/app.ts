@@ -10,6 +10,7 @@ import { redisKeyPrefix } from './db/installation.js';
 import { createListMemory } from './db/list-memory.js';
 import { runMigrations } from './db/migrate.js';
 import { storageTargetOf } from './db/target.js';
+import { registerCompression } from './http/compression.js';
 import { answerClientError, registerErrorHandler } from './http/error-handler.js';
 import { pruneExpiredKeys } from './http/idempotency.js';
 import { decodableUrl, MAX_PARAM_LENGTH } from './http/path-id.js';
@@ -95,8 +96,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.setValidatorCompiler(compileValidator);
   // Step 2 of the order of checks: every response, success or error, of any route (also the
   // framework's 404) carries the request id. Steps 3 to 10 are src/http/pipeline.ts.
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
   // Operations: one log line and the metrics of every response (src/monitoring/).
   installRequestObservation(app);
@@ -111,6 +113,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   await app.register(
     async (api) => {
+      await registerCompression(api);
       installPipeline(api);
       await api.register(pingRoutes);
       await api.register(customerRoutes);

@@ -33,56 +33,97 @@ export function formatTimestampByParts(value: Date, timeZone: string): string {
 
 /**
  * Zones change their offset at instants that are whole quarter hours of UTC (every offset in use is
- * a multiple of 15 minutes), so the offset found for a quarter hour holds for all of it. A quarter
- * hour whose two ends disagree (old local mean times) is never remembered.
+ * a multiple of 15 minutes), so an offset found at the start of each quarter hour of a UTC day,
+ * and at its end, holds for the whole day when all agree: the day's offset is remembered (a few
+ * thousand days cover any data set; remembering quarter hours filled a large map and, at a million
+ * rows, was cleared over and over). A day where they differ (a change of offset, old local mean
+ * times) keeps its offsets per quarter hour, each remembered only when its two ends agree.
  */
 const QUARTER_HOUR_MS = 15 * 60 * 1000;
-const MAX_REMEMBERED_QUARTERS = 100_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const QUARTERS_PER_DAY = DAY_MS / QUARTER_HOUR_MS;
+const MAX_REMEMBERED = 100_000;
 
 interface ZoneOffset {
   text: string;
   ms: number;
 }
 
-const offsetsByZone = new Map<string, Map<number, ZoneOffset | null>>();
+/** Per zone: the offset of each UTC day (null: it changes that day), and of quarter hours of such days. */
+interface ZoneOffsets {
+  days: Map<number, ZoneOffset | null>;
+  quarters: Map<number, ZoneOffset | null>;
+}
+
+const offsetsByZone = new Map<string, ZoneOffsets>();
+
+/** Formats only the zone's offset ("11/22/2026, GMT+02:00"): a fifth of the time of formatToParts. */
+const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
 
 function offsetAt(instant: number, timeZone: string): ZoneOffset {
-  const parts = formatterFor(timeZone).formatToParts(instant);
-  const name = parts.find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+  let formatter = offsetFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+    offsetFormatters.set(timeZone, formatter);
+  }
+  const formatted = formatter.format(instant);
+  const name = formatted.slice(formatted.lastIndexOf('GMT'));
   const text = name === 'GMT' ? '+00:00' : name.slice(3);
   const [hours = 0, minutes = 0, seconds = 0] = text.slice(1).split(':').map(Number);
   const ms = (text.startsWith('-') ? -1 : 1) * ((hours * 60 + minutes) * 60 + seconds) * 1000;
   return { text, ms };
 }
 
-/** The zone's offset for the quarter hour of `instant`, or null when it changes within it. */
-function quarterOffset(instant: number, timeZone: string): ZoneOffset | null {
-  let quarters = offsetsByZone.get(timeZone);
-  if (!quarters) {
-    quarters = new Map();
-    offsetsByZone.set(timeZone, quarters);
+function remember<K>(map: Map<K, ZoneOffset | null>, key: K, offset: ZoneOffset | null): void {
+  if (map.size >= MAX_REMEMBERED) map.clear();
+  map.set(key, offset);
+}
+
+/** The offset of a whole UTC day, or null when it is not the same at every quarter hour of it. */
+function dayOffset(day: number, timeZone: string): ZoneOffset | null {
+  const first = offsetAt(day * DAY_MS, timeZone);
+  for (let quarter = 1; quarter <= QUARTERS_PER_DAY; quarter++) {
+    const instant =
+      quarter === QUARTERS_PER_DAY ? (day + 1) * DAY_MS - 1 : day * DAY_MS + quarter * QUARTER_HOUR_MS;
+    if (offsetAt(instant, timeZone).text !== first.text) return null;
   }
-  const quarter = Math.floor(instant / QUARTER_HOUR_MS);
-  let offset = quarters.get(quarter);
+  return first;
+}
+
+/** The zone's offset at `instant`, or null when it changes within that quarter hour. */
+function zoneOffset(instant: number, timeZone: string): ZoneOffset | null {
+  let zone = offsetsByZone.get(timeZone);
+  if (!zone) {
+    zone = { days: new Map(), quarters: new Map() };
+    offsetsByZone.set(timeZone, zone);
+  }
+  const day = Math.floor(instant / DAY_MS);
+  let offset = zone.days.get(day);
   if (offset === undefined) {
+    offset = dayOffset(day, timeZone);
+    remember(zone.days, day, offset);
+  }
+  if (offset) return offset;
+  const quarter = Math.floor(instant / QUARTER_HOUR_MS);
+  let inQuarter = zone.quarters.get(quarter);
+  if (inQuarter === undefined) {
     const start = offsetAt(quarter * QUARTER_HOUR_MS, timeZone);
     const end = offsetAt((quarter + 1) * QUARTER_HOUR_MS - 1, timeZone);
-    offset = start.text === end.text ? start : null;
-    if (quarters.size >= MAX_REMEMBERED_QUARTERS) quarters.clear();
-    quarters.set(quarter, offset);
+    inQuarter = start.text === end.text ? start : null;
+    remember(zone.quarters, quarter, inQuarter);
   }
-  return offset;
+  return inQuarter;
 }
 
 const pad2 = (value: number) => (value < 10 ? `0${value}` : String(value));
 
 /**
  * `2026-11-22T09:30:00.000+02:00`: the same text as formatTimestampByParts, from the remembered
- * offset of the quarter hour and plain date arithmetic (Intl per value was 3% of a read's CPU).
+ * offset of the day (or quarter hour) and plain date arithmetic (Intl per value was 3% of a read's CPU).
  */
 export function formatTimestamp(value: Date, timeZone: string): string {
   const instant = value.getTime();
-  const offset = Number.isFinite(instant) ? quarterOffset(instant, timeZone) : null;
+  const offset = Number.isFinite(instant) ? zoneOffset(instant, timeZone) : null;
   const local = offset ? new Date(instant + offset.ms) : null;
   const year = local?.getUTCFullYear() ?? 0;
   if (!offset || !local || year < 1000 || year > 9999) return formatTimestampByParts(value, timeZone);

@@ -9,7 +9,10 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     url: spec.url,
     connections: spec.connections,
     duration: spec.seconds,
-    headers: { authorization: spec.authorization },
+    headers: {
+      authorization: spec.authorization,
+      ...(spec.acceptEncoding ? { 'accept-encoding': spec.acceptEncoding } : {}),
+    },
     requests: [
       {
         method: 'GET',

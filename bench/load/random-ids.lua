@@ -1,9 +1,12 @@
 -- wrk script of the harness: GET BENCH_PATH, where "{id}" is replaced by a random line of
--- BENCH_IDS_FILE (customer ids of the bench company), with the Authorization header BENCH_AUTH.
+-- BENCH_IDS_FILE (customer ids of the bench company), with the Authorization header BENCH_AUTH
+-- and, when BENCH_ACCEPT_ENCODING is set, that Accept-Encoding.
 -- Prints one line "BENCH_RESULT {json}" at the end for bench/load/wrk.ts to read.
 local path = os.getenv("BENCH_PATH")
 local ids_file = os.getenv("BENCH_IDS_FILE")
 wrk.headers["Authorization"] = os.getenv("BENCH_AUTH")
+local accept_encoding = os.getenv("BENCH_ACCEPT_ENCODING")
+if accept_encoding and accept_encoding ~= "" then wrk.headers["Accept-Encoding"] = accept_encoding end
 local ids = {}
 
 function init(args)

@@ -7,6 +7,8 @@ export interface LoadSpec {
   path: string;
   idsFile?: string;
   authorization: string;
+  /** Accept-Encoding sent with every request (compression on); absent: none (identity). */
+  acceptEncoding?: string;
   connections: number;
   threads: number;
   seconds: number;

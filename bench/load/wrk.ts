@@ -21,6 +21,7 @@ function run(spec: LoadSpec): Promise<LoadResult> {
     BENCH_PATH: spec.path,
     BENCH_IDS_FILE: spec.idsFile ?? '',
     BENCH_AUTH: spec.authorization,
+    BENCH_ACCEPT_ENCODING: spec.acceptEncoding ?? '',
   };
   const child = startChild('wrk', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

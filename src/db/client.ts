@@ -10,6 +10,7 @@ import pg from 'pg';
 import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from '../config.js';
 import { createPrivateDir, restrictDataDir } from './data-dir.js';
 import { withDrizzleParsers } from './pglite-parsers.js';
+import { attachReadCache, createReadCache, trackWrites, WriteTracker } from './read-cache.js';
 import * as schema from './schema.js';
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -47,12 +48,13 @@ export interface DatabaseHandle {
 
 /**
  * Every PGlite the project opens (also the benchmark's): the extensions the migrations need, and
- * 32 MB of shared buffers instead of PostgreSQL's 128 MB. PGlite touches all of them at start, so
- * they were a third of the embedded server's memory; the files stay in the OS cache either way.
+ * 16 MB of shared buffers instead of PostgreSQL's 128 MB. PGlite touches all of them at start, so
+ * they were a third of the embedded server's memory; the files stay in the OS cache either way,
+ * and repeated single reads are answered from the read cache (src/db/read-cache.ts) instead.
  */
 export const PGLITE_OPTIONS = {
   extensions: { pg_trgm },
-  startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'],
+  startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
 } satisfies PGliteOptions;
 
 // Postgres `date` stays 'YYYY-MM-DD' and `numeric` stays a string: never a JS Date or float.
@@ -98,7 +100,16 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
   await client.waitReady;
   // PGlite unpacks a new database with files open to everyone: private, like the rest.
   if (target.dataDir) restrictDataDir(target.dataDir);
-  const db = drizzlePglite({ client: withDrizzleParsers(client), schema }) as unknown as Database;
+  // Every change goes through this client: counted, so that single reads can be remembered
+  // exactly until the next one (src/db/read-cache.ts).
+  const tracker = new WriteTracker();
+  const db = drizzlePglite({
+    client: trackWrites(withDrizzleParsers(client), tracker),
+    schema,
+  }) as unknown as Database;
+  const readVersions = async () =>
+    (await client.query<{ versions: string }>(DATA_VERSIONS_STATE)).rows[0]?.versions ?? '';
+  attachReadCache(db, createReadCache(tracker, readVersions));
   return {
     db,
     kind: 'pglite',
@@ -118,6 +129,10 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
     close: () => client.close(),
   };
 }
+
+/** Every company's data version, as one text: equal texts, no change to the versioned tables. */
+const DATA_VERSIONS_STATE = `select coalesce(string_agg(company_id || ':' || version, ',' order by company_id), '') as versions
+  from data_versions`;
 
 const RECONNECT_DELAY_MS = 1000;
 const LISTEN_CONNECT_TIMEOUT_MS = 5000;

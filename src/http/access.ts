@@ -9,7 +9,7 @@ import { callerOf, isWriteMethod } from './request-state.js';
 const BEARER = 'Bearer ';
 
 /** 3. Browsers are refused before the key is even looked up. */
-export async function refuseBrowsers(request: FastifyRequest): Promise<void> {
+export function refuseBrowsers(request: FastifyRequest): void {
   if (request.headers.origin !== undefined) throw new ApiError('browser_use_forbidden');
 }
 
@@ -72,19 +72,19 @@ export async function limit(request: FastifyRequest, reply: FastifyReply): Promi
 }
 
 /** 6. The company must have its partner API enabled. */
-export async function requireEnabledCompany(request: FastifyRequest): Promise<void> {
+export function requireEnabledCompany(request: FastifyRequest): void {
   if (!callerOf(request).partnerApiEnabled) throw new ApiError('partner_api_disabled');
 }
 
 /** 7. A test key never writes, whatever its scopes. */
-export async function refuseTestModeWrites(request: FastifyRequest): Promise<void> {
+export function refuseTestModeWrites(request: FastifyRequest): void {
   if (isWriteMethod(request.method) && callerOf(request).mode === 'test') {
     throw new ApiError('test_mode_read_only');
   }
 }
 
 /** 8. The route's scope (every route declares one: checked when it is registered). */
-export async function requireScope(request: FastifyRequest): Promise<void> {
+export function requireScope(request: FastifyRequest): void {
   const scope = request.routeOptions.config.scope;
   if (!scope || !callerOf(request).scopes.includes(scope)) {
     throw new ApiError('insufficient_scope', {

@@ -154,7 +154,7 @@ async function findRecord(
 }
 
 /** Step 9, first part: every POST and PUT carries a valid Idempotency-Key. */
-export async function requireIdempotencyKey(request: FastifyRequest): Promise<void> {
+export function requireIdempotencyKey(request: FastifyRequest): void {
   if (!isWriteMethod(request.method)) return;
   const header = request.headers['idempotency-key'];
   if (header === undefined || header === '') throw new ApiError('idempotency_key_required');

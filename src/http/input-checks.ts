@@ -70,7 +70,7 @@ function unknownParameterError(request: FastifyRequest): ApiError | null {
   });
 }
 
-export async function checkQuery(request: FastifyRequest): Promise<void> {
+export function checkQuery(request: FastifyRequest): void {
   const unknown = unknownParameterError(request);
   if (unknown) throw unknown;
   const failure = failureOf(request);
@@ -79,14 +79,23 @@ export async function checkQuery(request: FastifyRequest): Promise<void> {
   }
 }
 
-export async function checkBody(request: FastifyRequest): Promise<void> {
+/** Synchronous for a body that passes (and for none); the route's own rules may take a query. */
+export function checkBody(request: FastifyRequest): undefined | Promise<never> {
   if (isWriteMethod(request.method)) assertReadableBody(request);
   const failure = failureOf(request);
   if (failure && (!failure.validation || failure.validationContext !== 'body')) throw failure;
   // Text the database cannot store (NUL, a lone surrogate) is refused even where the schema
   // would take any string.
   const textErrors = bodyTextProblems(request.body);
-  if (!failure && Object.keys(textErrors).length === 0) return;
+  if (!failure && Object.keys(textErrors).length === 0) return undefined;
+  return refuseBody(request, failure, textErrors);
+}
+
+async function refuseBody(
+  request: FastifyRequest,
+  failure: ValidationFailure | undefined,
+  textErrors: FieldErrors,
+): Promise<never> {
   const errors: FieldErrors = failure?.validation ? bodyFieldErrors(failure.validation) : Object.create(null);
   for (const [path, messages] of Object.entries(textErrors)) {
     for (const message of messages) addFieldError(errors, path, message);

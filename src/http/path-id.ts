@@ -36,13 +36,20 @@ export function parsePathId(raw: string): number {
   return id;
 }
 
-export async function checkPathId(request: FastifyRequest): Promise<void> {
+/** Synchronous, unless the route asks whether the id is one the company may write (a query). */
+export function checkPathId(request: FastifyRequest): undefined | Promise<void> {
   const raw = (request.params as { id?: string } | undefined)?.id;
-  if (raw === undefined) return;
+  if (raw === undefined) return undefined;
   const id = parsePathId(raw);
   const writableId = request.routeOptions.config.writableId;
-  if (writableId && !(await writableId(contextOf(request), id))) throw notFound();
-  request.resourceId = id;
+  if (!writableId) {
+    request.resourceId = id;
+    return undefined;
+  }
+  return writableId(contextOf(request), id).then((writable) => {
+    if (!writable) throw notFound();
+    request.resourceId = id;
+  });
 }
 
 /** Path parameters of the single-resource routes: the id is text in the interface. */

@@ -116,18 +116,23 @@ interface Outcome {
 type Limiters = Record<LimitName, RateLimiterMemory>;
 
 /**
- * The fixed windows of every limit of one request, counted in one round trip (rate-limiter-flexible
- * would send one script per limit). Per counter, the same steps as that library's own script: a
- * window opens at the first request and lasts its seconds; the answer is the count and the
- * milliseconds left. KEYS: the counters; ARGV: each counter's window in seconds. Plain Redis only:
- * the counters of a request may live in different slots of a Redis Cluster.
+ * The fixed windows of every limit of the requests of one batch, counted in one round trip
+ * (rate-limiter-flexible would send one script per limit and request). Per counter, the same steps
+ * as that library's own script: a window opens at the first request and lasts its seconds; the
+ * answer is the count and the milliseconds left. A counter that several requests of the batch
+ * share is raised once by their number: the script runs atomically, so the k-th of them gets the
+ * count before the batch plus k, exactly what k increments of one would have given it (see
+ * sendBatch). KEYS: the distinct counters; ARGV: each counter's window in seconds, then each
+ * counter's increment. Plain Redis only: the counters may live in different slots of a Redis
+ * Cluster.
  */
 const CONSUME_SCRIPT = `
 local answer = {}
+local count = #KEYS
 for index, key in ipairs(KEYS) do
   local seconds = ARGV[index]
   redis.call('set', key, 0, 'EX', seconds, 'NX')
-  local consumed = redis.call('incrby', key, 1)
+  local consumed = redis.call('incrby', key, ARGV[count + index])
   local ttl = redis.call('pttl', key)
   if ttl == -1 then
     redis.call('expire', key, seconds)
@@ -146,7 +151,7 @@ interface PendingConsume {
 
 /** The ioredis client with the script above defined as a command. */
 type LimitsClient = Redis & {
-  partnerApiConsume(numberOfKeys: number, ...keysThenSeconds: string[]): Promise<number[]>;
+  partnerApiConsume(numberOfKeys: number, ...keysSecondsIncrements: string[]): Promise<number[]>;
 };
 
 /** Counts the checks in one store; rejects only when the store itself failed. */
@@ -329,20 +334,40 @@ class RedisStore implements Store {
   private sendBatch(): void {
     const batch = this.batch ?? [];
     this.batch = null;
-    const checks = batch.flatMap((entry) => entry.checks);
-    const keys = checks.map((check) => `${this.keyPrefix}:${check.limit}:${check.id}`);
-    const seconds = checks.map((check) => String(LIMITS[check.limit].seconds));
+    // Each distinct counter once, raised by how many checks of the batch it has; each check learns
+    // its own place among them (1 for the first in batch order, 2 for the next...).
+    const counters = new Map<string, { index: number; seconds: number; increment: number }>();
+    const places: { counter: number; place: number }[][] = batch.map((entry) =>
+      entry.checks.map((check) => {
+        const key = `${this.keyPrefix}:${check.limit}:${check.id}`;
+        let counter = counters.get(key);
+        if (!counter) {
+          counter = { index: counters.size, seconds: LIMITS[check.limit].seconds, increment: 0 };
+          counters.set(key, counter);
+        }
+        counter.increment += 1;
+        return { counter: counter.index, place: counter.increment };
+      }),
+    );
+    const keys = [...counters.keys()];
+    const seconds = [...counters.values()].map((counter) => String(counter.seconds));
+    const increments = [...counters.values()].map((counter) => String(counter.increment));
+    const totals = [...counters.values()].map((counter) => counter.increment);
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
-    const answered = (counters: number[]) => {
+    const answered = (answer: number[]) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      let first = 0;
-      for (const entry of batch) {
-        entry.resolve(entry.checks.map((check, index) => this.outcome(check, counters, first + index)));
-        first += entry.checks.length;
-      }
+      batch.forEach((entry, index) => {
+        entry.resolve(
+          entry.checks.map((check, at) => {
+            const { counter, place } = places[index]![at]!;
+            const consumed = Number(answer[2 * counter]) - totals[counter]! + place;
+            return this.outcome(check, consumed, Number(answer[2 * counter + 1]));
+          }),
+        );
+      });
     };
     const failed = (error: unknown) => {
       if (settled) return;
@@ -357,19 +382,13 @@ class RedisStore implements Store {
     timer = setTimeout(() => {
       setImmediate(() => failed(new Error('Command timed out')));
     }, this.commandTimeoutMs);
-    this.client.partnerApiConsume(keys.length, ...keys, ...seconds).then(answered, failed);
+    this.client.partnerApiConsume(keys.length, ...keys, ...seconds, ...increments).then(answered, failed);
   }
 
-  /** What the script answered for the `index`-th counter of its call. */
-  private outcome(check: Check, counters: number[], index: number): Outcome {
+  /** The outcome of one check: its counter's count with this request, and the ms left of its window. */
+  private outcome(check: Check, consumed: number, msLeft: number): Outcome {
     const points = LIMITS[check.limit].points(this.limits);
-    const consumed = Number(counters[2 * index]);
-    const res = new RateLimiterRes(
-      Math.max(points - consumed, 0),
-      Number(counters[2 * index + 1]),
-      consumed,
-      consumed === 1,
-    );
+    const res = new RateLimiterRes(Math.max(points - consumed, 0), msLeft, consumed, consumed === 1);
     return { limit: check.limit, points, res, refused: consumed > points };
   }
 

@@ -31,13 +31,24 @@ export function humanStream(destination: 1 | 2, colorize: boolean): NodeJS.Writa
   });
 }
 
+/** Lines gathered before a write (a busy server), and the longest a line waits (a quiet one). */
+const LOG_BATCH_BYTES = 4096;
+const LOG_FLUSH_INTERVAL_MS = 200;
+
 /**
- * JSON lines written without blocking: while one write is under way the next lines gather and go
- * out together (a synchronous write per request line was 4% of a read's CPU). Pino flushes what is
- * left when the process exits.
+ * JSON lines written without blocking, gathered: a write goes out when LOG_BATCH_BYTES of lines
+ * are waiting, or at the latest LOG_FLUSH_INTERVAL_MS after a line was logged (a write per request
+ * line, even asynchronous, was 3% of a read's CPU; a synchronous one 4%). Pino flushes what is left
+ * when the process exits.
  */
 function jsonStream(destination: 1 | 2): NodeJS.WritableStream {
-  return pino.destination({ dest: destination, sync: false }) as unknown as NodeJS.WritableStream;
+  return pino.destination({
+    dest: destination,
+    sync: false,
+    minLength: LOG_BATCH_BYTES,
+    // sonic-boom's option, passed through (pino's types omit it)
+    ...({ periodicFlush: LOG_FLUSH_INTERVAL_MS } as object),
+  }) as unknown as NodeJS.WritableStream;
 }
 
 /**

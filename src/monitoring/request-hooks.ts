@@ -52,9 +52,13 @@ function observe(request: FastifyRequest, reply: FastifyReply): void {
 }
 
 export function installRequestObservation(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Callback hooks: no promise per request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     noteErrorCode(request, reply, payload);
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => observe(request, reply));
+  app.addHook('onResponse', (request, reply, done) => {
+    observe(request, reply);
+    done();
+  });
 }

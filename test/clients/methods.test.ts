@@ -296,6 +296,33 @@ describe('TypeScript client: every method against a real server', () => {
     ]);
   });
 
+  it('asks for compressed answers: a page comes as brotli and decodes to the plain page', async () => {
+    const big = await createTenant(server.db, { name: 'Clientes Comprimidos, SA' });
+    await server.db
+      .insert(customers)
+      .values(Array.from({ length: 60 }, (_, i) => ({ companyId: big.companyId, name: `Cliente ${i}` })));
+    const encodings: (string | null)[] = [];
+    sent = [];
+    const compressed = clientFor(big.key, {
+      fetch: async (url, init) => {
+        sent.push({ method: init.method, url, headers: init.headers, body: init.body });
+        const response = await fetch(url, init);
+        encodings.push(response.headers.get('content-encoding'));
+        return response;
+      },
+    });
+    const page = await compressed.customers.list({ per_page: 100 });
+    expect(sent[0]!.headers['accept-encoding']).toBe('br, gzip');
+    expect(encodings).toEqual(['br']);
+    const plain = await fetch(`${server.baseUrl}/customers?per_page=100`, {
+      headers: { authorization: `Bearer ${big.key}`, 'accept-encoding': 'identity' },
+    });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    const plainPage = (await plain.json()) as { data: unknown[] };
+    expect(page.data).toEqual(plainPage.data);
+    expect(page.data.length).toBeGreaterThanOrEqual(60);
+  });
+
   it('a 422 is a PartnerApiError with the field errors, sent once', async () => {
     const customer = await client.customers.create({ name: 'Cliente do 422' });
     sent = [];

@@ -6,7 +6,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { DRIZZLE_VERSION, fixedStatement, fixedTableRead, runFixed } from '../../src/db/prepared.js';
-import { companies } from '../../src/db/schema.js';
+import { companies, customers } from '../../src/db/schema.js';
 import { createTestDatabase, type TestDatabase, testStorage } from '../helpers/database.js';
 
 const json = (path: string) => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
@@ -66,5 +66,34 @@ describe(`prepared statements (${testStorage()})`, () => {
     expect(row).toEqual(created);
     expect(row?.createdAt).toBeInstanceOf(Date);
     expect(await db.transaction((tx) => runFixed(tx, byId, { id: created?.id }))).toEqual([created]);
+  });
+
+  it('a customer read (every column, empty ones, a global customer) equals drizzle’s own select', async () => {
+    const { db } = database.handle;
+    const [company] = await db.insert(companies).values({ name: 'Clientes Lidos, Lda' }).returning();
+    const rows = await db
+      .insert(customers)
+      .values([
+        {
+          companyId: company!.id,
+          name: 'Cliente Completo',
+          type: 'company',
+          email: 'completo@exemplo.co.mz',
+          phone: '+258 84 000 0000',
+          contactNumber: '21 000 000',
+          nuit: '400999888',
+          address: 'Av. 25 de Setembro, Maputo',
+        },
+        { companyId: company!.id, name: 'Cliente Vazio' },
+        { companyId: null, name: 'Consumidor Global' },
+      ])
+      .returning();
+    const byId = fixedTableRead(customers, eq(customers.id, sql.placeholder('id')));
+    for (const created of rows) {
+      const [drizzles] = await db.select().from(customers).where(eq(customers.id, created.id));
+      expect(await runFixed(db, byId, { id: created.id })).toEqual([drizzles]);
+      expect(await runFixed(db, byId, { id: created.id })).toEqual([drizzles]);
+      expect(await db.transaction((tx) => runFixed(tx, byId, { id: created.id }))).toEqual([drizzles]);
+    }
   });
 });

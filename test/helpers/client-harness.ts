@@ -18,7 +18,8 @@
 //   GET  /webhooks/deliveries?company_id=ID   what the receiver got for it: [{headers, body}]
 //   POST /proxy/NAME/plan {rules}        NAME main|limited; each rule {action, method?, times?, status?,
 //                                        headers?, body?} applies to the next matching requests
-//   GET  /proxy/NAME/requests            [{method, url, headers, body, action, upstream_status}]
+//   GET  /proxy/NAME/requests            [{method, url, headers, body, action, upstream_status,
+//                                        upstream_encoding}]
 //   POST /proxy/NAME/reset               forgets requests and rules
 //   POST /clock {advance_ms}             moves the limited server's clock on
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -174,6 +175,7 @@ export async function startClientHarness(): Promise<ClientHarness> {
             body: recorded.body.toString('utf8'),
             action: recorded.action,
             upstream_status: recorded.upstreamStatus,
+            upstream_encoding: recorded.upstreamEncoding,
           }));
         }
         if (method === 'POST' && proxyRoute[2] === 'plan') {

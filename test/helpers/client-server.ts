@@ -33,6 +33,8 @@ export interface RecordedRequest {
   action: ProxyAction['kind'];
   /** Status the server answered (null when the request never reached it or no answer came). */
   upstreamStatus: number | null;
+  /** The Content-Encoding of the server's answer (null: none, or no answer). */
+  upstreamEncoding: string | null;
 }
 
 export type ProxyAction =
@@ -99,6 +101,7 @@ export class RecordingProxy {
       body: Buffer.concat(chunks),
       action: 'forward',
       upstreamStatus: null,
+      upstreamEncoding: null,
     };
     const index = this.requests.push(recorded) - 1;
     const action = this.plan(recorded, index);
@@ -111,6 +114,8 @@ export class RecordingProxy {
     }
     const answer = await this.forward(recorded);
     recorded.upstreamStatus = answer.status;
+    const encoding = answer.headers['content-encoding'];
+    recorded.upstreamEncoding = typeof encoding === 'string' ? encoding : null;
     if (action.kind === 'lose-response') {
       // The server has answered (and committed); the answer never reaches the client.
       req.socket.destroy();

@@ -6,6 +6,7 @@
 // do not exist (the framework's 404) are not operations and are not checked. A webhook delivery
 // can be checked against the `webhooks` of the same document (webhookProblems).
 import { readFileSync } from 'node:fs';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { API_PREFIX } from '../../src/app-constants.js';
@@ -216,6 +217,13 @@ export function assertConforms(observed: ObservedResponse): void {
   }
 }
 
+/** The body as JSON text: a compressed answer (the request asked for it) decoded first. */
+function decodedBody(encoding: unknown, raw: Buffer, body: string): string {
+  if (encoding === 'gzip') return gunzipSync(raw).toString('utf8');
+  if (encoding === 'br') return brotliDecompressSync(raw).toString('utf8');
+  return body;
+}
+
 interface Injectable {
   inject: (...args: never[]) => unknown;
 }
@@ -234,13 +242,18 @@ export function checkConformance<T extends Injectable>(app: T): T {
     const method = typeof options === 'string' ? 'GET' : (options.method ?? 'GET');
     const url = typeof options === 'string' ? options : (options.url ?? options.path ?? '/');
     return Promise.resolve(thenable).then((answer) => {
-      const response = answer as { statusCode: number; headers: ObservedResponse['headers']; body: string };
+      const response = answer as {
+        statusCode: number;
+        headers: ObservedResponse['headers'];
+        body: string;
+        rawPayload: Buffer;
+      };
       assertConforms({
         method,
         url,
         status: response.statusCode,
         headers: response.headers,
-        body: response.body,
+        body: decodedBody(response.headers['content-encoding'], response.rawPayload, response.body),
       });
       return response;
     });

@@ -8,11 +8,14 @@
 - A write is encoded once and carries one Idempotency-Key: every attempt sends the same bytes with
   the same key, so the API creates the record once and replays its answer to a retry.
 - Before every attempt the pacer (_pacing.py) waits while a rate limit it knows of is exhausted.
+- Answers are asked for gzip-compressed (a page of 100 invoices travels as about 8 KB instead of
+  65 KB) and decoded here with the standard library.
 """
 
 from __future__ import annotations
 
 import email.utils
+import gzip
 import http.client
 import json
 import random
@@ -21,6 +24,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
@@ -91,6 +95,7 @@ class Transport:
         headers = {
             "Authorization": f"Bearer {self._api_key}",
             "Accept": "application/json",
+            "Accept-Encoding": "gzip",
             "User-Agent": self._user_agent,
         }
         if body is not None:
@@ -160,11 +165,11 @@ class Transport:
         try:
             try:
                 with self._opener.open(request, timeout=self._timeout) as answer:
-                    return answer.status, answer.headers, answer.read().decode("utf-8", "replace")
+                    return answer.status, answer.headers, _decoded(answer.headers, answer.read())
             except urllib.error.HTTPError as error:
                 with error:
-                    return error.code, error.headers, error.read().decode("utf-8", "replace")
-        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
+                    return error.code, error.headers, _decoded(error.headers, error.read())
+        except (urllib.error.URLError, http.client.HTTPException, OSError, EOFError, zlib.error) as error:
             reason = getattr(error, "reason", error)
             timed_out = isinstance(reason, (socket.timeout, TimeoutError)) or isinstance(
                 error, (socket.timeout, TimeoutError)
@@ -196,6 +201,18 @@ def _query_string(query: Optional[Mapping[str, Any]]) -> str:
         return ""
     pairs = [(name, _query_value(value)) for name, value in query.items() if value is not None]
     return "?" + urllib.parse.urlencode(pairs) if pairs else ""
+
+
+def _decoded(headers: http.client.HTTPMessage, raw: bytes) -> str:
+    """The body as text, decompressed as its Content-Encoding says (a broken one: zlib.error)."""
+    encoding = (headers.get("content-encoding") or "identity").strip().lower()
+    if encoding == "gzip":
+        raw = gzip.decompress(raw)
+    elif encoding == "deflate":
+        raw = zlib.decompress(raw)
+    elif encoding != "identity":
+        raise zlib.error(f"unexpected Content-Encoding {encoding}")
+    return raw.decode("utf-8", "replace")
 
 
 def _integer(headers: http.client.HTTPMessage, name: str) -> Optional[int]:

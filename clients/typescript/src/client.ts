@@ -42,7 +42,7 @@ export interface PartnerApiOptions {
   retryBaseDelayMs?: number;
   /** A Retry-After longer than this ends the call instead of waiting (default 60 000 ms). */
   maxRetryWaitMs?: number;
-  /** The fetch to use (default: the platform's). */
+  /** The fetch to use (default: the platform's). It must decode brotli and gzip answers, as the platform's does. */
   fetch?: FetchFunction;
   /** Called before each wait for a retry (for logs or metrics). */
   onRetry?: (info: RetryInfo) => void;

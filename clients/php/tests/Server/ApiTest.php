@@ -177,6 +177,24 @@ final class ApiTest extends TestCase
         self::assertSame(array_map(fn (int $n): string => "per_page=2&sort=created_at&page={$n}", range(1, $last)), $pages);
     }
 
+    public function testPagesComeCompressedAndAreDecoded(): void
+    {
+        $own = Harness::tenant('Clientes Comprimidos PHP, SA');
+        $api = Harness::client($own['key'], Harness::proxyUrl());
+        $names = [];
+        for ($n = 0; $n < 8; $n++) {
+            $names[] = "Cliente comprimido {$n}";
+            $api->customers->create(['name' => "Cliente comprimido {$n}", 'address' => str_repeat('Avenida 24 de Julho, ', 5)]);
+        }
+        Harness::reset('main');
+        $page = $api->customers->list(['per_page' => 100, 'sort' => 'created_at', 'order' => 'asc']);
+        $sent = Harness::requests('main')[0];
+        self::assertStringContainsString('gzip', $sent['headers']['accept-encoding']);
+        self::assertContains($sent['upstream_encoding'], ['gzip', 'br']);
+        $own = array_values(array_filter($page['data'], fn (array $c): bool => str_starts_with($c['name'], 'Cliente comprimido')));
+        self::assertSame($names, array_column($own, 'name'));
+    }
+
     public function test422SurfacesAtOnceWithItsFieldErrors(): void
     {
         $customer = self::$api->customers->create(['name' => 'Cliente do 422 PHP']);

@@ -165,6 +165,19 @@ class ApiTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             next(api.customers.list_all(page=2))
 
+    def test_pages_come_gzip_compressed_and_are_decoded(self):
+        own = harness.tenant("Clientes Comprimidos Py, SA")
+        api = harness.client(own["key"], harness.PROXY_URL)
+        names = [f"Cliente comprimido {n}" for n in range(8)]
+        for name in names:
+            api.customers.create({"name": name, "address": "Avenida 24 de Julho, " * 5})
+        harness.reset("main")
+        page = api.customers.list(per_page=100, sort="created_at", order="asc")
+        sent = harness.requests("main")[0]
+        self.assertEqual(sent["headers"]["accept-encoding"], "gzip")
+        self.assertEqual(sent["upstream_encoding"], "gzip")
+        self.assertEqual([c["name"] for c in page["data"] if c["name"].startswith("Cliente comprimido")], names)
+
     def test_422_surfaces_at_once_with_its_field_errors(self):
         customer = self.api.customers.create({"name": "Cliente do 422 Py"})
         harness.reset("main")

@@ -38,6 +38,21 @@ CREATE TABLE "receipt_counts" (
 	CONSTRAINT "receipt_counts_company_id_payment_date_pk" PRIMARY KEY("company_id","payment_date")
 );
 --> statement-breakpoint
+-- Searches look in one stored, folded text per row (search_text, below) instead of folding each
+-- column of every candidate: the per-column trigram indexes of 0004 give way to one on that text.
+-- Dropped first, so that adding the column (a rewrite of both tables) does not rebuild them.
+DROP INDEX IF EXISTS "customers_search_name_idx";--> statement-breakpoint
+DROP INDEX IF EXISTS "customers_search_email_idx";--> statement-breakpoint
+DROP INDEX IF EXISTS "customers_search_nuit_idx";--> statement-breakpoint
+DROP INDEX IF EXISTS "customers_search_phone_idx";--> statement-breakpoint
+DROP INDEX IF EXISTS "products_search_name_idx";--> statement-breakpoint
+DROP INDEX IF EXISTS "products_search_code_idx";--> statement-breakpoint
+DROP INDEX IF EXISTS "products_search_sku_idx";--> statement-breakpoint
+ALTER TABLE "customers" ADD COLUMN "search_text" text GENERATED ALWAYS AS (search_fold(coalesce("name", '') || chr(10) || coalesce("email", '') || chr(10) || coalesce("nuit", '') || chr(10) || coalesce("phone", ''))) STORED;--> statement-breakpoint
+ALTER TABLE "products" ADD COLUMN "search_text" text GENERATED ALWAYS AS (search_fold(coalesce("name", '') || chr(10) || coalesce("product_code", '') || chr(10) || coalesce("sku", ''))) STORED;--> statement-breakpoint
+CREATE INDEX "customers_search_idx" ON "customers" USING gin ("search_text" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "products_search_idx" ON "products" USING gin ("search_text" gin_trgm_ops);
+--> statement-breakpoint
 -- Hand-written below: what drizzle-kit cannot express.
 -- The statement triggers of 0004 that raise data_versions on every write to customers, products,
 -- invoices and payments now also move the counters above, in the same transaction and the same
@@ -187,4 +202,4 @@ INSERT INTO receipt_counts (company_id, payment_date, count)
   SELECT company_id, coalesce(payment_date, '-infinity'), count(*) FROM payments
   WHERE kind = 'receipt' AND invoice_id IS NOT NULL GROUP BY 1, 2;
 --> statement-breakpoint
-ANALYZE invoice_counts, invoice_update_counts, customer_counts, product_counts, receipt_counts;
+ANALYZE customers, products, invoice_counts, invoice_update_counts, customer_counts, product_counts, receipt_counts;

@@ -87,6 +87,14 @@ function filterCases(p: ListParams): ListCase[] {
   });
   return [
     search('customers', 'name', p.nameTerm, customerSearch),
+    ...['asc', 'desc'].map((order): ListCase => {
+      const named = search('customers', 'name', p.nameTerm, customerSearch);
+      return {
+        ...named,
+        label: `${named.label}&sort=name&order=${order}`,
+        query: { ...named.query, sort: 'name', order },
+      };
+    }),
     search('customers', 'email', p.email, customerSearch),
     search('customers', 'NUIT', p.nuit, customerSearch),
     search('customers', 'phone', p.phone, customerSearch),

@@ -70,7 +70,12 @@ export async function listCustomers(
   const conditions: SQL[] = [];
   if (query.search) {
     conditions.push(
-      searchCondition(query.search, [customers.name, customers.email, customers.nuit, customers.phone]),
+      searchCondition(query.search, customers.searchText, [
+        customers.name,
+        customers.email,
+        customers.nuit,
+        customers.phone,
+      ]),
     );
   }
   if (query.type) conditions.push(eq(customers.type, query.type));

@@ -175,13 +175,18 @@ export function filterFirstIds(
 }
 
 /**
- * Accent- and case-insensitive substring match on any of the columns (decisions.md: `search`).
- * `search_fold` is the SQL function of drizzle/0001_search_fold.sql.
+ * Accent- and case-insensitive substring match on any of the columns (decisions.md: `search`),
+ * looked up in `searchText`, the columns folded and joined by line breaks (src/db/schema.ts): a
+ * term without a line break matches it exactly when it matches a column; one with a line break
+ * is checked against each column too. `search_fold` is the SQL function of
+ * drizzle/0001_search_fold.sql.
  */
-export function searchCondition(term: string, columns: (Column | SQL)[]): SQL {
+export function searchCondition(term: string, searchText: Column, columns: Column[]): SQL {
   const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const inText = sql`${searchText} like search_fold(${pattern})`;
+  if (!term.includes('\n')) return inText;
   const matches = columns.map((column) => sql`search_fold(${column}) like search_fold(${pattern})`);
-  return sql`(${sql.join(matches, sql` or `)})`;
+  return sql`(${inText} and (${sql.join(matches, sql` or `)}))`;
 }
 
 /**

@@ -30,6 +30,17 @@ const money = (name: string) => numeric(name, { precision: 18, scale: 2 });
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
+/**
+ * The searched columns folded (`search_fold`) and joined by line breaks (chr(10)), kept by
+ * PostgreSQL: a `search` is one LIKE on stored text (a trigram index, drizzle/0010) instead of
+ * folding three or four columns of every candidate row. A term without a line break matches it
+ * exactly when it matches one of the columns (src/db/lists.ts, searchCondition).
+ */
+const searchText = (...columns: string[]) =>
+  text('search_text').generatedAlwaysAs(
+    sql.raw(`search_fold(${columns.map((column) => `coalesce("${column}", '')`).join(' || chr(10) || ')})`),
+  );
+
 export const companies = pgTable('companies', {
   id: serial('id').primaryKey(),
   name: text('name').notNull(),
@@ -96,6 +107,8 @@ export const customers = pgTable(
     accountId: integer('account_id'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** internal: what `search` looks in (see searchText) */
+    searchText: searchText('name', 'email', 'nuit', 'phone'),
   },
   (t) => [
     uniqueIndex('customers_company_email_key')
@@ -159,6 +172,8 @@ export const products = pgTable(
     synced: boolean('synced').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** internal: what `search` looks in (see searchText) */
+    searchText: searchText('name', 'product_code', 'sku'),
   },
   (t) => [
     uniqueIndex('products_company_code_key').on(t.companyId, t.productCode),

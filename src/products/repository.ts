@@ -114,7 +114,9 @@ export async function listProducts(
   const { db, companyId, timeZone } = context;
   const conditions: SQL[] = [ownedBy(companyId)];
   if (query.search) {
-    conditions.push(searchCondition(query.search, [products.name, products.productCode, products.sku]));
+    conditions.push(
+      searchCondition(query.search, products.searchText, [products.name, products.productCode, products.sku]),
+    );
   }
   if (query.type) conditions.push(eq(products.type, query.type));
   if (query.is_for_sale) conditions.push(eq(products.isForSale, query.is_for_sale === 'true'));

@@ -1,6 +1,7 @@
 // Every page-1 list request of the goals (each sort value asc and desc, the default order, each
-// filter), with the exact `total` each one must report, counted here by plain SQL straight from
-// the contract's meaning of the filter, independently of the API's own queries.
+// filter, and the sync shape: `updated_since` a day back in each order), with the exact `total`
+// each one must report, counted here by plain SQL straight from the contract's meaning of the
+// filter, independently of the API's own queries.
 import type { ListParams } from './list-params.js';
 
 export type Resource = 'customers' | 'products' | 'invoices' | 'payments';
@@ -12,6 +13,8 @@ export interface ListCase {
   /** Condition (besides the company's visibility) that defines the expected total; $2.. are `values`. */
   where: string;
   values: unknown[];
+  /** The sync shape (`updated_since` within the last day): its first request has a tighter goal. */
+  sync?: boolean;
 }
 
 /** Case- and accent-insensitive substring match, as decisions.md defines `search`. */
@@ -42,20 +45,32 @@ export function countSql(resource: Resource, where: string): string {
   }
 }
 
-function sortCases(resource: Resource): ListCase[] {
-  const cases: ListCase[] = [{ resource, label: 'default order', query: {}, where: 'true', values: [] }];
+/** The default order and each sort asc and desc, of the list that `base` filters. */
+function sortCases(resource: Resource, base: Omit<ListCase, 'resource'>): ListCase[] {
+  const prefix = base.label ? `${base.label}&` : '';
+  const cases: ListCase[] = [{ resource, ...base, label: `${prefix}default order` }];
   for (const sort of SORTS[resource]) {
     for (const order of ['asc', 'desc']) {
       cases.push({
         resource,
-        label: `sort=${sort}&order=${order}`,
-        query: { sort, order },
-        where: 'true',
-        values: [],
+        ...base,
+        label: `${prefix}sort=${sort}&order=${order}`,
+        query: { ...base.query, sort, order },
       });
     }
   }
   return cases;
+}
+
+/** An incremental sync: changes since a day before the newest one, in each order. */
+function syncCases(resource: Resource, p: ListParams): ListCase[] {
+  return sortCases(resource, {
+    label: `updated_since=${p.syncSince}`,
+    query: { updated_since: p.syncSince },
+    where: 'updated_at >= $2::timestamptz',
+    values: [p.syncSince],
+    sync: true,
+  });
 }
 
 const since = (column: string) => `${column} >= ($2::timestamp at time zone 'Africa/Maputo')`;
@@ -72,6 +87,14 @@ function filterCases(p: ListParams): ListCase[] {
   });
   return [
     search('customers', 'name', p.nameTerm, customerSearch),
+    ...['asc', 'desc'].map((order): ListCase => {
+      const named = search('customers', 'name', p.nameTerm, customerSearch);
+      return {
+        ...named,
+        label: `${named.label}&sort=name&order=${order}`,
+        query: { ...named.query, sort: 'name', order },
+      };
+    }),
     search('customers', 'email', p.email, customerSearch),
     search('customers', 'NUIT', p.nuit, customerSearch),
     search('customers', 'phone', p.phone, customerSearch),
@@ -145,10 +168,24 @@ function filterCases(p: ListParams): ListCase[] {
     },
     {
       resource: 'invoices',
+      label: `date_from=${p.yearAgo}`,
+      query: { date_from: p.yearAgo },
+      where: 'invoice_date >= $2::date',
+      values: [p.yearAgo],
+    },
+    {
+      resource: 'invoices',
       label: `updated_since=${p.updatedSince}`,
       query: { updated_since: p.updatedSince },
       where: since('updated_at'),
       values: [p.updatedSince],
+    },
+    {
+      resource: 'invoices',
+      label: `updated_since=${p.yearAgo}`,
+      query: { updated_since: p.yearAgo },
+      where: since('updated_at'),
+      values: [p.yearAgo],
     },
     {
       resource: 'payments',
@@ -170,9 +207,11 @@ function filterCases(p: ListParams): ListCase[] {
 export function listCases(params: ListParams): ListCase[] {
   const resources: Resource[] = ['customers', 'products', 'invoices', 'payments'];
   const filters = filterCases(params);
+  const all = { label: '', query: {}, where: 'true', values: [] };
   return resources.flatMap((resource) => [
-    ...sortCases(resource),
+    ...sortCases(resource, all),
     ...filters.filter((candidate) => candidate.resource === resource),
+    ...(resource === 'payments' ? [] : syncCases(resource, params)),
   ]);
 }
 

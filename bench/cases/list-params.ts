@@ -1,7 +1,8 @@
 // Filter values for the list cases, taken from the data set itself so that every filter matches
 // real rows: a surname and a product word typed without accents, an existing e-mail, NUIT, phone,
 // product code and SKU, the busiest and a typical customer, an invoice with two receipts, a
-// month in the middle of the data, and "updated in the last 30 days".
+// month in the middle of the data, "updated in the last 30 days", a year back (the date and
+// `updated_since`), and the last day before the newest change (an incremental sync).
 import { queryRows } from '../lib/postgres.js';
 
 export interface ListParams {
@@ -19,6 +20,10 @@ export interface ListParams {
   monthFrom: string;
   monthTo: string;
   updatedSince: string;
+  /** A year before the newest change, as a date. */
+  yearAgo: string;
+  /** A day before the newest change, as an instant (UTC): what an hourly or daily sync sends. */
+  syncSince: string;
 }
 
 export async function listParams(url: string, company: number): Promise<ListParams> {
@@ -39,7 +44,11 @@ export async function listParams(url: string, company: number): Promise<ListPara
        (select to_char(date_trunc('month', min(invoice_date) + (max(invoice_date) - min(invoice_date)) / 2), 'YYYY-MM-DD')
          from invoices where company_id = $1) as month_from,
        (select to_char(max(updated_at) at time zone 'Africa/Maputo' - interval '30 days', 'YYYY-MM-DD')
-         from invoices where company_id = $1) as updated_since`,
+         from invoices where company_id = $1) as updated_since,
+       (select to_char(max(updated_at) at time zone 'Africa/Maputo' - interval '1 year', 'YYYY-MM-DD')
+         from invoices where company_id = $1) as year_ago,
+       (select to_char(max(updated_at) at time zone 'UTC' - interval '1 day', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+         from invoices where company_id = $1) as sync_since`,
     [company],
   );
   if (!row) throw new Error('no data for the list parameters');
@@ -62,5 +71,7 @@ export async function listParams(url: string, company: number): Promise<ListPara
     monthFrom,
     monthTo: monthEnd.toISOString().slice(0, 10),
     updatedSince: String(row.updated_since),
+    yearAgo: String(row.year_ago),
+    syncSince: String(row.sync_since),
   };
 }

@@ -40,30 +40,63 @@ export async function getList(
   return { answer: response.json, ms: response.ms };
 }
 
+/**
+ * What any write of the company does: the data version every instance reads moves, so no remembered
+ * total of the company is valid and the next request of any list counts as on a server that has
+ * never seen the query. Nothing else changes.
+ */
+async function forgetRememberedTotals(context: BenchContext): Promise<void> {
+  await queryRows(
+    context.dataset.url,
+    `insert into data_versions as v (company_id, version) values ($1, 1)
+       on conflict (company_id) do update set version = v.version + 1`,
+    [context.dataset.mainCompany],
+  );
+}
+
+/**
+ * Per case, two rows: the first request of the query (each sample right after the company's data
+ * version moved), and the same request repeated (its total remembered).
+ */
 export async function runLists(context: BenchContext): Promise<void> {
   const params = await listParams(context.dataset.url, context.dataset.mainCompany);
   for (const listCase of listCases(params)) {
     const path = pathOf(listCase.resource, listCase.query);
     const expected = await expectedTotal(context, listCase);
     const totals = new Set<number>();
-    const times: number[] = [];
-    for (let i = 0; i <= context.options.samples; i++) {
+    const first: number[] = [];
+    for (let i = 0; i < context.options.samples; i++) {
+      await forgetRememberedTotals(context);
       const { answer, ms } = await getList(context, path);
       totals.add(answer.pagination.total);
-      if (i > 0) times.push(ms); // the first request warms up, it is not counted
+      first.push(ms);
+    }
+    const repeated: number[] = [];
+    for (let i = 0; i < context.options.samples; i++) {
+      const { answer, ms } = await getList(context, path);
+      totals.add(answer.pagination.total);
+      repeated.push(ms);
     }
     const exact = totals.size === 1 && totals.has(expected);
-    const stats = summary(times);
-    context.report.add({
-      group: 'lists',
-      case: `GET /${listCase.resource} ${listCase.label}`,
-      metric: 'page 1 ms',
-      api: fmtRange(stats),
-      bare: '-',
-      ratio: `${fmt(stats.median)} ms, total ${exact ? 'exact' : `WRONG (${[...totals].join(',')} vs ${expected})`}`,
-      goal: `≤ ${GOALS.listPage1Ms} ms, exact total`,
-      pass: exact && stats.median <= GOALS.listPage1Ms,
-      details: { path, expectedTotal: expected, reportedTotals: [...totals], samplesMs: times },
-    });
+    const totalText = exact ? 'exact' : `WRONG (${[...totals].join(',')} vs ${expected})`;
+    const firstGoal = listCase.sync ? GOALS.listSyncFirstMs : GOALS.listFirstMs;
+    const rows = [
+      { metric: 'page 1 ms, first request', times: first, goal: firstGoal },
+      { metric: 'page 1 ms, repeated', times: repeated, goal: GOALS.listPage1Ms },
+    ];
+    for (const { metric, times, goal } of rows) {
+      const stats = summary(times);
+      context.report.add({
+        group: 'lists',
+        case: `GET /${listCase.resource} ${listCase.label}`,
+        metric,
+        api: fmtRange(stats),
+        bare: '-',
+        ratio: `${fmt(stats.median)} ms, total ${totalText}`,
+        goal: `≤ ${goal} ms, exact total`,
+        pass: exact && stats.median <= goal,
+        details: { path, expectedTotal: expected, reportedTotals: [...totals], samplesMs: times },
+      });
+    }
   }
 }

@@ -32,6 +32,17 @@ const money = (name: string) => numeric(name, { precision: 18, scale: 2 });
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
+/**
+ * The searched columns folded (`search_fold`) and joined by line breaks (chr(10)), kept by
+ * PostgreSQL: a `search` is one LIKE on stored text (a trigram index, drizzle/0010) instead of
+ * folding three or four columns of every candidate row. A term without a line break matches it
+ * exactly when it matches one of the columns (src/db/lists.ts, searchCondition).
+ */
+const searchText = (...columns: string[]) =>
+  text('search_text').generatedAlwaysAs(
+    sql.raw(`search_fold(${columns.map((column) => `coalesce("${column}", '')`).join(' || chr(10) || ')})`),
+  );
+
 export const companies = pgTable('companies', {
   id: serial('id').primaryKey(),
   name: text('name').notNull(),
@@ -100,6 +111,8 @@ export const customers = pgTable(
     accountId: integer('account_id'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** internal: what `search` looks in (see searchText) */
+    searchText: searchText('name', 'email', 'nuit', 'phone'),
   },
   (t) => [
     uniqueIndex('customers_company_email_key')
@@ -163,6 +176,8 @@ export const products = pgTable(
     synced: boolean('synced').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** internal: what `search` looks in (see searchText) */
+    searchText: searchText('name', 'product_code', 'sku'),
   },
   (t) => [
     uniqueIndex('products_company_code_key').on(t.companyId, t.productCode),
@@ -579,6 +594,78 @@ export const dataVersions = pgTable('data_versions', {
   companyId: integer('company_id').primaryKey(),
   version: bigint('version', { mode: 'number' }).notNull().default(0),
 });
+
+// ---- Counts of the listed rows (drizzle/0010_list_counts.sql), kept by the triggers that raise
+// data_versions, in the writing transaction: the first total of a list is a sum over these rows
+// (src/db/list-counts.ts), not a count over the table. One row per company and combination of
+// the values a list filters on; `count` moves by `count + delta`, never by a value read before.
+// `updated_on` is the UTC date of `updated_at`.
+
+const countColumn = () => bigint('count', { mode: 'number' }).notNull();
+const updatedOn = () => date('updated_on', { mode: 'string' }).notNull();
+
+/** Invoices by status and invoice date: totals, `status`, `date_from`/`date_to`. */
+export const invoiceCounts = pgTable(
+  'invoice_counts',
+  {
+    companyId: integer('company_id').notNull(),
+    status: text('status').notNull(),
+    invoiceDate: date('invoice_date', { mode: 'string' }).notNull(),
+    count: countColumn(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.status, t.invoiceDate] })],
+);
+
+/** Invoices by status and day of their last change: `updated_since`. */
+export const invoiceUpdateCounts = pgTable(
+  'invoice_update_counts',
+  {
+    companyId: integer('company_id').notNull(),
+    status: text('status').notNull(),
+    updatedOn: updatedOn(),
+    count: countColumn(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.status, t.updatedOn] })],
+);
+
+/** Customers by type and day of their last change; company 0: the global customers. */
+export const customerCounts = pgTable(
+  'customer_counts',
+  {
+    companyId: integer('company_id').notNull(),
+    type: text('type').notNull(),
+    updatedOn: updatedOn(),
+    count: countColumn(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.type, t.updatedOn] })],
+);
+
+/** Products by type, `is_for_sale` and day of their last change. */
+export const productCounts = pgTable(
+  'product_counts',
+  {
+    companyId: integer('company_id').notNull(),
+    type: text('type').notNull(),
+    isForSale: boolean('is_for_sale').notNull(),
+    updatedOn: updatedOn(),
+    count: countColumn(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.type, t.isForSale, t.updatedOn] })],
+);
+
+/**
+ * Receipts the API lists (kind `receipt` with an invoice) by payment date; a receipt without a
+ * date is counted under `-infinity`, which no date filter matches.
+ */
+export const receiptCounts = pgTable(
+  'receipt_counts',
+  {
+    companyId: integer('company_id').notNull(),
+    paymentDate: date('payment_date', { mode: 'string' }).notNull(),
+    count: countColumn(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.paymentDate] })],
+);
 
 export const AUDIT_OUTCOMES = ['ok', 'refused', 'failed'] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];

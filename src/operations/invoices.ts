@@ -172,7 +172,10 @@ export async function issueInvoice(context: ActingContext, invoiceId: number): P
             .from(products)
             .where(and(eq(products.companyId, invoice.companyId), inArray(products.id, productIds)))
             .orderBy(asc(products.id))
-            .for('update');
+            // Not FOR UPDATE: that would also block the key-share lock a new draft's line takes on
+            // its product, and the draft's insert already holds the company's data version, which
+            // this transaction's update of the invoice then waits for (a deadlock).
+            .for('no key update');
     const productById = new Map(productRows.map((row) => [row.id, row]));
 
     let costTotal = new Decimal(0);

@@ -1,12 +1,13 @@
 // Reads of payments. Only receipts linked to an invoice of the company exist for the API:
 // salaries, supplier payments and any other treasury movement are invisible, in lists and by
 // id alike (a 404 exactly like a missing id). The treasury account never leaves.
-import { and, count, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, gt, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
+import { counterSum } from '../db/list-counts.js';
 import { orderByOf, type Page, type PageRequest, paginate } from '../db/lists.js';
-import { invoices, payments } from '../db/schema.js';
+import { invoices, payments, receiptCounts } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
 import { formatMoney } from '../money.js';
 import type { PaymentListQuery, PaymentSchema } from './schemas.js';
@@ -116,6 +117,26 @@ export async function listPayments(
         .orderBy(...order.orderBy);
       return rows.map((row) => toPaymentResource(row, timeZone));
     },
-    count: db.select({ total: count() }).from(payments).where(where),
+    count:
+      invoice_id !== undefined
+        ? db.select({ total: count() }).from(payments).where(where).getSQL()
+        : countFromCounters(companyId, { date_from, date_to }),
   });
+}
+
+/**
+ * `select` of the number of the company's receipts paid between two dates, from the counters
+ * (drizzle/0010), where a receipt without a date is under `-infinity`: never within a date filter.
+ */
+function countFromCounters(companyId: number, dates: { date_from?: string; date_to?: string }): SQL {
+  const dated = dates.date_from !== undefined || dates.date_to !== undefined;
+  return counterSum(
+    receiptCounts.count,
+    and(
+      eq(receiptCounts.companyId, companyId),
+      dated ? gt(receiptCounts.paymentDate, '-infinity') : undefined,
+      dates.date_from ? gte(receiptCounts.paymentDate, dates.date_from) : undefined,
+      dates.date_to ? lte(receiptCounts.paymentDate, dates.date_to) : undefined,
+    )!,
+  );
 }

@@ -1,10 +1,20 @@
 // Reads of products, as resources. A company sees its own products, and nothing else (there are
 // no global products).
-import { and, asc, count, eq, gte, inArray, isNull, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, isNull, lt, or, type SQL } from 'drizzle-orm';
 import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
-import { instantOf, orderByOf, type Page, type PageRequest, paginate, searchCondition } from '../db/lists.js';
-import { productCategories, productCategoryLinks, products, taxes } from '../db/schema.js';
+import { changedSinceCount, counterSum } from '../db/list-counts.js';
+import {
+  filterFirstIds,
+  instantOf,
+  orderByOf,
+  type Page,
+  type PageRequest,
+  paginate,
+  readsFilterFirst,
+  searchCondition,
+} from '../db/lists.js';
+import { productCategories, productCategoryLinks, productCounts, products, taxes } from '../db/schema.js';
 import { decimalNumber, formatTimestamp } from '../format.js';
 import { formatMoney } from '../money.js';
 import type { ProductListQuery, ProductResource } from './schemas.js';
@@ -104,7 +114,9 @@ export async function listProducts(
   const { db, companyId, timeZone } = context;
   const conditions: SQL[] = [ownedBy(companyId)];
   if (query.search) {
-    conditions.push(searchCondition(query.search, [products.name, products.productCode, products.sku]));
+    conditions.push(
+      searchCondition(query.search, products.searchText, [products.name, products.productCode, products.sku]),
+    );
   }
   if (query.type) conditions.push(eq(products.type, query.type));
   if (query.is_for_sale) conditions.push(eq(products.isForSale, query.is_for_sale === 'true'));
@@ -129,17 +141,50 @@ export async function listProducts(
       filters: { s: query.search, t: query.type, f: query.is_for_sale, u: query.updated_since },
     },
     order,
-    rows: async (limit, offset, after) =>
-      withCategories(
-        context,
-        await selectProducts(db, companyId)
-          .where(after ? and(where, after) : where)
-          .orderBy(...order.orderBy)
-          .limit(limit)
-          .offset(offset),
-      ),
-    count: db.select({ total: count() }).from(products).where(where),
+    rowsAfterTotal: query.updated_since !== undefined,
+    rows: async (limit, offset, after, total) => {
+      const filtered = after ? and(where, after) : where;
+      const rows = readsFilterFirst(total, order, query.updated_since ? [products.updatedAt] : [])
+        ? selectProducts(db, companyId)
+            .where(
+              inArray(products.id, filterFirstIds(products, products.id, order, filtered, limit, offset)),
+            )
+            .orderBy(...order.orderBy)
+        : selectProducts(db, companyId)
+            .where(filtered)
+            .orderBy(...order.orderBy)
+            .limit(limit)
+            .offset(offset);
+      return withCategories(context, await rows);
+    },
+    count: query.search
+      ? db.select({ total: count() }).from(products).where(where).getSQL()
+      : countFromCounters(context, query),
   });
+}
+
+/**
+ * `select` of the number of the company's products of a type, for sale or not, changed since an
+ * instant, from the counters (drizzle/0010).
+ */
+function countFromCounters({ db, companyId, timeZone }: CompanyContext, query: ProductListQuery): SQL {
+  const own = (table: typeof productCounts | typeof products) =>
+    and(
+      eq(table.companyId, companyId),
+      query.type ? eq(table.type, query.type) : undefined,
+      query.is_for_sale ? eq(table.isForSale, query.is_for_sale === 'true') : undefined,
+    )!;
+  if (!query.updated_since) return counterSum(productCounts.count, own(productCounts));
+  return changedSinceCount(
+    instantOf(query.updated_since, timeZone),
+    { count: productCounts.count, updatedOn: productCounts.updatedOn, where: own(productCounts) },
+    (from, until) =>
+      db
+        .select({ total: count() })
+        .from(products)
+        .where(and(own(products), gte(products.updatedAt, from), lt(products.updatedAt, until)))
+        .getSQL(),
+  );
 }
 
 export async function findProduct(context: CompanyContext, id: number): Promise<ProductResource | null> {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase, queryRows, sql } from '../../src/db/client.js';
 import { migrationsFolder, runMigrations } from '../../src/db/migrate.js';
 import { createEmptyPostgresDatabase, testStorage } from '../helpers/database.js';
+import { expectCountersExact } from '../helpers/list-counts.js';
 
 const migrationFiles = readdirSync(migrationsFolder).filter((name) => name.endsWith('.sql'));
 
@@ -142,6 +143,76 @@ describe('migrations', () => {
         sql`select count(*)::int as n from pg_indexes where indexname = 'invoices_id_company_key'`,
       );
       expect(indexes[0]?.n).toBe(0);
+    } finally {
+      await handle.close();
+      await empty?.drop();
+      rmSync(before, { recursive: true, force: true });
+    }
+  });
+
+  it('0010 counts the rows already there and fills the search text of every customer and product', async () => {
+    // The history up to 0009 in a folder of its own, rows of every kind, then 0010.
+    const before = mkdtempSync(join(tmpdir(), 'migrations-'));
+    cpSync(migrationsFolder, before, { recursive: true });
+    const journalFile = join(before, 'meta', '_journal.json');
+    const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
+    journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < '0010');
+    writeFileSync(journalFile, JSON.stringify(journal));
+    const empty = testStorage() === 'postgres' ? await createEmptyPostgresDatabase() : null;
+    const handle = await openDatabase(
+      empty ? { kind: 'postgres', url: empty.url } : { kind: 'pglite', dataDir: null },
+    );
+    try {
+      await runMigrations(handle, before);
+      const [a, b] = (
+        await queryRows<{ id: number }>(
+          handle.db,
+          sql`insert into companies (name) values ('A'), ('B') returning id`,
+        )
+      ).map((row) => row.id);
+      await handle.db.execute(sql`insert into customers (company_id, name, type, email, updated_at) values
+        (${a}, 'João Macuácua', 'individual', 'joao@exemplo.co.mz', '2026-03-01T23:30:00Z'),
+        (${a}, 'Águas da Região', 'company', null, '2026-03-02T00:30:00Z'),
+        (${b}, 'Cliente B', 'company', null, '2026-03-01T10:00:00Z'),
+        (null, 'Consumidor Final', 'individual', null, '2026-01-01T00:00:00Z')`);
+      await handle.db.execute(sql`insert into products (company_id, name, product_code, sku, type, inventory, is_for_sale) values
+        (${a}, 'Farinha de milho', 'BEN-000001', 'FM-10', 'GOODS', 'INVENTORY', true),
+        (${a}, 'Transporte', 'SRV-000001', null, 'SERVICES', 'NON_INVENTORY', false),
+        (${b}, 'Papel', 'BEN-000001', null, 'GOODS', 'INVENTORY', true)`);
+      const invoices = await queryRows<{ id: number }>(
+        handle.db,
+        sql`insert into invoices (company_id, invoice_code, status, invoice_date, due_date, updated_at) values
+          (${a}, 'FT A/1', 'paid', '2026-03-01', '2026-03-31', '2026-03-05T12:00:00Z'),
+          (${a}, 'FT A/2', 'unpaid', '2026-03-01', '2026-03-31', '2026-03-01T12:00:00Z'),
+          (${a}, 'RASC-1', 'draft', '2026-03-02', '2026-04-01', '2026-03-02T12:00:00Z'),
+          (${b}, 'FT B/1', 'cancelled', '2026-03-01', '2026-03-31', '2026-03-01T12:00:00Z')
+          returning id`,
+      );
+      await handle.db.execute(sql`insert into payments (company_id, kind, invoice_id, payment_code, payment_date) values
+        (${a}, 'receipt', ${invoices[0]!.id}, 'RC A/1', '2026-03-05'),
+        (${a}, 'receipt', ${invoices[0]!.id}, 'RC A/2', null),
+        (${a}, 'salary', null, 'MV A/1', '2026-03-05')`);
+
+      await runMigrations(handle);
+      await expectCountersExact(handle.db);
+      const [invoiceTotal] = await queryRows<{ n: number }>(
+        handle.db,
+        sql`select sum(count)::int as n from invoice_counts where company_id = ${a}`,
+      );
+      expect(invoiceTotal?.n).toBe(3);
+      const texts = await queryRows<{ name: string; search_text: string }>(
+        handle.db,
+        sql`select name, search_text from customers where company_id = ${a} order by id`,
+      );
+      expect(texts).toEqual([
+        { name: 'João Macuácua', search_text: 'joao macuacua\njoao@exemplo.co.mz\n\n' },
+        { name: 'Águas da Região', search_text: 'aguas da regiao\n\n\n' },
+      ]);
+      const [unfilled] = await queryRows<{ n: number }>(
+        handle.db,
+        sql`select count(*)::int as n from products where search_text is null`,
+      );
+      expect(unfilled?.n).toBe(0);
     } finally {
       await handle.close();
       await empty?.drop();

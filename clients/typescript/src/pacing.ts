@@ -96,7 +96,9 @@ export class Pacer {
       } else {
         const delayMs = Math.ceil(wait.until - now);
         this.onPace?.({ kind, limit: wait.limit, delayMs });
-        await waitFor(this.changed.promise, delayMs, abort);
+        // One millisecond more: a timer may fire up to a millisecond early by performance.now(),
+        // which would find the limit not yet reset and wait (and tell onPace) a second time.
+        await waitFor(this.changed.promise, delayMs + 1, abort);
       }
     }
   }

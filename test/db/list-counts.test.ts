@@ -4,8 +4,8 @@
 // total equals count(*) of the rows the filter selects, counted here from the tables by the
 // contract's meaning of the filter; writes racing on two instances against counts lose nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, buildApp } from '../../src/app.js';
-import { type DatabaseHandle, openDatabase, queryRows, sql } from '../../src/db/client.js';
+import type { App } from '../../src/app.js';
+import { queryRows, sql } from '../../src/db/client.js';
 import { createGlobalCustomer } from '../../src/operations/global-customers.js';
 import { cancelInvoice, issueInvoice, recordMovement, recordReceipt } from '../../src/operations/invoices.js';
 import {
@@ -13,6 +13,8 @@ import {
   asOperator,
   createTenant,
   newIdempotencyKey,
+  type SecondInstance,
+  startSecondInstance,
   startTestApp,
   type Tenant,
   type TestContext,
@@ -155,7 +157,7 @@ function listCases(ids: { customer: number; invoice: number }, recent: string, e
 describe('list totals from the counters kept by the writes', () => {
   let ctx: TestContext;
   let second: App;
-  let secondHandle: DatabaseHandle | null = null;
+  let secondInstance: SecondInstance | undefined;
   let tenant: Tenant;
   let other: Tenant;
   const ids = { customer: 0, invoice: 0, goods: 0, service: 0 };
@@ -234,14 +236,8 @@ describe('list totals from the counters kept by the writes', () => {
 
   beforeAll(async () => {
     ctx = await startTestApp();
-    // A second instance: its own pool on PostgreSQL; on PGlite (one process owns the database)
-    // a second app on the same database.
-    secondHandle = ctx.database.url ? await openDatabase({ kind: 'postgres', url: ctx.database.url }) : null;
-    second = await buildApp({
-      config: ctx.config,
-      database: secondHandle ?? ctx.database.handle,
-      logger: false,
-    });
+    secondInstance = await startSecondInstance(ctx);
+    second = secondInstance.app;
     await second.ready();
     tenant = await createTenant(ctx.db, { name: 'Contagens, Lda' });
     other = await createTenant(ctx.db, { name: 'Outra Empresa, Lda' });
@@ -312,8 +308,7 @@ describe('list totals from the counters kept by the writes', () => {
   });
 
   afterAll(async () => {
-    await second?.close();
-    await secondHandle?.close();
+    await secondInstance?.close();
     await ctx?.close();
   });
 

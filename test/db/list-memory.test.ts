@@ -3,8 +3,8 @@
 // either instance (or an operator command) writes, every total equals count(*) at once, a walk
 // never skips or repeats a row, and a revoked key is refused everywhere within a second.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type App, buildApp } from '../../src/app.js';
-import { type DatabaseHandle, openDatabase, queryRows, sql } from '../../src/db/client.js';
+import type { App } from '../../src/app.js';
+import { queryRows, sql } from '../../src/db/client.js';
 import { revokeApiKey } from '../../src/operations/api-keys.js';
 import { setPartnerApi } from '../../src/operations/companies.js';
 import { createGlobalCustomer } from '../../src/operations/global-customers.js';
@@ -13,6 +13,8 @@ import {
   api,
   asOperator,
   createTenant,
+  type SecondInstance,
+  startSecondInstance,
   startTestApp,
   type Tenant,
   type TestContext,
@@ -22,20 +24,14 @@ import { createCustomer, createDraft, createProduct } from '../helpers/invoices.
 describe('remembered totals, page ends and keys across two instances', () => {
   let ctx: TestContext;
   let second: App;
-  let secondHandle: DatabaseHandle | null = null;
+  let secondInstance: SecondInstance | undefined;
   let tenant: Tenant;
   let other: Tenant;
 
   beforeAll(async () => {
     ctx = await startTestApp();
-    // A second instance: its own pool on PostgreSQL; on PGlite (one process owns the database)
-    // a second app on the same database.
-    secondHandle = ctx.database.url ? await openDatabase({ kind: 'postgres', url: ctx.database.url }) : null;
-    second = await buildApp({
-      config: ctx.config,
-      database: secondHandle ?? ctx.database.handle,
-      logger: false,
-    });
+    secondInstance = await startSecondInstance(ctx);
+    second = secondInstance.app;
     await second.ready();
     tenant = await createTenant(ctx.db, { name: 'Loja Memória, Lda' });
     other = await createTenant(ctx.db, { name: 'Outra Empresa, Lda' });
@@ -44,8 +40,7 @@ describe('remembered totals, page ends and keys across two instances', () => {
   });
 
   afterAll(async () => {
-    await second?.close();
-    await secondHandle?.close();
+    await secondInstance?.close();
     await ctx?.close();
   });
 

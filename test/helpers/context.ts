@@ -4,7 +4,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { API_PREFIX, type App, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { ActingContext, CompanyContext } from '../../src/context.js';
-import type { Database, DatabaseHandle } from '../../src/db/client.js';
+import { type Database, type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { type CreatedApiKey, createApiKey, type KeyMode } from '../../src/operations/api-keys.js';
 import { createCompany, setPartnerApi } from '../../src/operations/companies.js';
@@ -71,6 +71,28 @@ export async function startTestApp(
     close: async () => {
       await app.close();
       await database.close();
+    },
+  };
+}
+
+export interface SecondInstance {
+  app: App;
+  close(): Promise<void>;
+}
+
+/**
+ * A second instance beside `ctx.app`, as a second server of a deployment: its own pool (and
+ * LISTEN) on PostgreSQL; on PGlite, where one process owns the database, a second app on the same
+ * database. Not ready yet: `ready()` or `listen()` it.
+ */
+export async function startSecondInstance(ctx: TestContext): Promise<SecondInstance> {
+  const handle = ctx.database.url ? await openDatabase({ kind: 'postgres', url: ctx.database.url }) : null;
+  const app = await buildApp({ config: ctx.config, database: handle ?? ctx.database.handle, logger: false });
+  return {
+    app,
+    close: async () => {
+      await app.close();
+      await handle?.close();
     },
   };
 }

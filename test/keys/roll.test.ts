@@ -5,7 +5,6 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
-import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { apiKeys } from '../../src/db/schema.js';
 import { generateApiKey, hashApiKey } from '../../src/keys/api-keys.js';
 import { createApiKey, revokeApiKey } from '../../src/operations/api-keys.js';
@@ -17,6 +16,8 @@ import {
   asOperator,
   createTenant,
   operationSetup,
+  type SecondInstance,
+  startSecondInstance,
   startTestApp,
   type Tenant,
   type TestContext,
@@ -36,7 +37,7 @@ function mistyped(key: string, position: number): string {
 describe(`keys: rolling, checksums (${testStorage()})`, () => {
   let ctx: TestContext;
   let second: App;
-  let secondHandle: DatabaseHandle | null = null;
+  let secondInstance: SecondInstance | undefined;
   /** The API base URL of each instance. */
   let instances: string[];
   let tenant: Tenant;
@@ -58,14 +59,8 @@ describe(`keys: rolling, checksums (${testStorage()})`, () => {
 
   beforeAll(async () => {
     ctx = await startTestApp();
-    // A second instance: its own pool (and LISTEN) on PostgreSQL; on PGlite (one process owns the
-    // database) a second app on the same database.
-    secondHandle = ctx.database.url ? await openDatabase({ kind: 'postgres', url: ctx.database.url }) : null;
-    second = await buildApp({
-      config: ctx.config,
-      database: secondHandle ?? ctx.database.handle,
-      logger: false,
-    });
+    secondInstance = await startSecondInstance(ctx);
+    second = secondInstance.app;
     instances = await Promise.all(
       [ctx.app, second].map(
         async (app) => `${await app.listen({ port: 0, host: '127.0.0.1' })}/api/v1/partner`,
@@ -78,8 +73,7 @@ describe(`keys: rolling, checksums (${testStorage()})`, () => {
     });
   });
   afterAll(async () => {
-    await second?.close();
-    await secondHandle?.close();
+    await secondInstance?.close();
     await ctx?.close();
   });
 

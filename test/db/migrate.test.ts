@@ -5,12 +5,40 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openDatabase, queryRows, sql } from '../../src/db/client.js';
+import { type DatabaseHandle, openDatabase, queryRows, sql } from '../../src/db/client.js';
 import { migrationsFolder, runMigrations } from '../../src/db/migrate.js';
 import { createEmptyPostgresDatabase, testStorage } from '../helpers/database.js';
 import { expectCountersExact } from '../helpers/list-counts.js';
 
 const migrationFiles = readdirSync(migrationsFolder).filter((name) => name.endsWith('.sql'));
+
+/**
+ * A database of the current storage with the migrations before `tag` only (from a copy of the
+ * folder whose journal stops there), given to `work`; dropped afterwards.
+ */
+async function withHistoryBefore(
+  tag: string,
+  work: (handle: DatabaseHandle) => Promise<void>,
+): Promise<void> {
+  const before = mkdtempSync(join(tmpdir(), 'migrations-'));
+  cpSync(migrationsFolder, before, { recursive: true });
+  const journalFile = join(before, 'meta', '_journal.json');
+  const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
+  journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < tag);
+  writeFileSync(journalFile, JSON.stringify(journal));
+  const empty = testStorage() === 'postgres' ? await createEmptyPostgresDatabase() : null;
+  const handle = await openDatabase(
+    empty ? { kind: 'postgres', url: empty.url } : { kind: 'pglite', dataDir: null },
+  );
+  try {
+    await runMigrations(handle, before);
+    await work(handle);
+  } finally {
+    await handle.close();
+    await empty?.drop();
+    rmSync(before, { recursive: true, force: true });
+  }
+}
 
 describe('migrations', () => {
   it.runIf(testStorage() === 'postgres')(
@@ -98,18 +126,7 @@ describe('migrations', () => {
 
   it('0006 stops, naming the rows, when a payment is linked to an invoice of another company', async () => {
     // The history up to 0005 in a folder of its own, then a crossed receipt, then 0006.
-    const before = mkdtempSync(join(tmpdir(), 'migrations-'));
-    cpSync(migrationsFolder, before, { recursive: true });
-    const journalFile = join(before, 'meta', '_journal.json');
-    const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
-    journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < '0006');
-    writeFileSync(journalFile, JSON.stringify(journal));
-    const empty = testStorage() === 'postgres' ? await createEmptyPostgresDatabase() : null;
-    const handle = await openDatabase(
-      empty ? { kind: 'postgres', url: empty.url } : { kind: 'pglite', dataDir: null },
-    );
-    try {
-      await runMigrations(handle, before);
+    await withHistoryBefore('0006', async (handle) => {
       const tenants = await queryRows<{ id: number }>(
         handle.db,
         sql`insert into companies (name) values ('A'), ('B') returning id`,
@@ -143,27 +160,12 @@ describe('migrations', () => {
         sql`select count(*)::int as n from pg_indexes where indexname = 'invoices_id_company_key'`,
       );
       expect(indexes[0]?.n).toBe(0);
-    } finally {
-      await handle.close();
-      await empty?.drop();
-      rmSync(before, { recursive: true, force: true });
-    }
+    });
   });
 
   it('0010 counts the rows already there and fills the search text of every customer and product', async () => {
     // The history up to 0009 in a folder of its own, rows of every kind, then 0010.
-    const before = mkdtempSync(join(tmpdir(), 'migrations-'));
-    cpSync(migrationsFolder, before, { recursive: true });
-    const journalFile = join(before, 'meta', '_journal.json');
-    const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
-    journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < '0010');
-    writeFileSync(journalFile, JSON.stringify(journal));
-    const empty = testStorage() === 'postgres' ? await createEmptyPostgresDatabase() : null;
-    const handle = await openDatabase(
-      empty ? { kind: 'postgres', url: empty.url } : { kind: 'pglite', dataDir: null },
-    );
-    try {
-      await runMigrations(handle, before);
+    await withHistoryBefore('0010', async (handle) => {
       const [a, b] = (
         await queryRows<{ id: number }>(
           handle.db,
@@ -213,26 +215,11 @@ describe('migrations', () => {
         sql`select count(*)::int as n from products where search_text is null`,
       );
       expect(unfilled?.n).toBe(0);
-    } finally {
-      await handle.close();
-      await empty?.drop();
-      rmSync(before, { recursive: true, force: true });
-    }
+    });
   });
 
   it('0011 gives the events recorded before causes a cause that says it is not known, the rest of the body untouched', async () => {
-    const before = mkdtempSync(join(tmpdir(), 'migrations-'));
-    cpSync(migrationsFolder, before, { recursive: true });
-    const journalFile = join(before, 'meta', '_journal.json');
-    const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
-    journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < '0011');
-    writeFileSync(journalFile, JSON.stringify(journal));
-    const empty = testStorage() === 'postgres' ? await createEmptyPostgresDatabase() : null;
-    const handle = await openDatabase(
-      empty ? { kind: 'postgres', url: empty.url } : { kind: 'pglite', dataDir: null },
-    );
-    try {
-      await runMigrations(handle, before);
+    await withHistoryBefore('0011', async (handle) => {
       const [company] = await queryRows<{ id: number }>(
         handle.db,
         sql`insert into companies (name) values ('Antiga') returning id`,
@@ -256,10 +243,6 @@ describe('migrations', () => {
       expect(row?.payload).toBe(`${old.slice(0, -1)},"cause":{"kind":"system","name":"unknown"}}`);
       expect(JSON.parse(row!.payload).cause).toEqual({ kind: 'system', name: 'unknown' });
       expect(row?.request_id).toBeNull();
-    } finally {
-      await handle.close();
-      await empty?.drop();
-      rmSync(before, { recursive: true, force: true });
-    }
+    });
   });
 });

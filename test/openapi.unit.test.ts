@@ -126,20 +126,24 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('passes Redocly lint (recommended rules) with 0 errors and 0 warnings', async () => {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['node_modules/@redocly/cli/bin/cli.js', 'lint', 'openapi.json', '--format=json'],
-      {
-        cwd: ROOT,
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      },
-    );
-    const result = JSON.parse(stdout) as {
-      totals: { errors: number; warnings: number };
-      problems: unknown[];
-    };
-    expect(result.problems).toEqual([]);
-    expect(result.totals).toMatchObject({ errors: 0, warnings: 0 });
-  });
+  // Both documents, the Portuguese one and its English translation (src/docs/reference-en.ts).
+  it.each(['openapi.json', 'openapi.en.json'])(
+    '%s passes Redocly lint (recommended rules) with 0 errors and 0 warnings',
+    async (file) => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['node_modules/@redocly/cli/bin/cli.js', 'lint', file, '--format=json'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        },
+      );
+      const result = JSON.parse(stdout) as {
+        totals: { errors: number; warnings: number };
+        problems: unknown[];
+      };
+      expect(result.problems).toEqual([]);
+      expect(result.totals).toMatchObject({ errors: 0, warnings: 0 });
+    },
+  );
 });

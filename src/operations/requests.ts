@@ -21,8 +21,6 @@ import { define, idArg, limitArg, optionalId, type RawArgs, sinceArg } from './d
 import { ArgumentError, OperationError } from './errors.js';
 
 const MINUTE_MS = 60_000;
-/** Event times and request times come from the same process's clock; this covers their rounding. */
-const RAN_SLACK_MS = 50;
 
 // ---- the shape of a request, as the operator sees it ----
 
@@ -225,38 +223,28 @@ async function recordOf(context: ActingContext, row: Row): Promise<RequestRecord
 }
 
 /**
- * The events a request caused: those of its company whose payload's `cause.request_id` is the
- * request's id, looked for around the time it ran (events are written in the write's own
- * transaction). Events recorded before events carried their cause have none: for those, the
- * events of the resource the request wrote, recorded while it ran.
+ * The events a request caused: those of its company recorded with its id (`webhook_events.request_id`,
+ * set from the API key actor in the write's own transaction, the same as the payload's
+ * `cause.request_id`; indexed).
  */
 async function eventsCausedBy(
   context: ActingContext,
   companyId: number,
   requestId: string,
-  window: { from: Date; to: Date; ranFrom: Date; ranTo: Date },
-  resource: { type: string; id: number } | null,
 ): Promise<CausedEvent[]> {
   const { db, timeZone } = context;
-  const e = webhookEvents;
-  const payload = sql`(${e.payload}::jsonb)`;
-  // Only while the write ran (with a little slack): the same resource may change again soon after.
-  const withoutCause = resource
-    ? sql`or (${payload} -> 'cause' is null and ${e.type} like ${`${resource.type}.%`}
-        and ${payload} -> 'data' ->> 'id' = ${String(resource.id)}
-        and ${e.createdAt} between ${window.ranFrom.toISOString()}::timestamptz and ${window.ranTo.toISOString()}::timestamptz)`
-    : sql``;
-  const events = await queryRows<{ id: number; public_id: string; type: string; created_at: Date | string }>(
-    db,
-    sql`select ${e.id} as id, ${e.publicId} as public_id, ${e.type} as type, ${e.createdAt} as created_at
-      from ${e}
-      where ${e.companyId} = ${companyId}
-        and ${e.createdAt} between ${window.from.toISOString()}::timestamptz and ${window.to.toISOString()}::timestamptz
-        and (${payload} -> 'cause' ->> 'request_id' = ${requestId} ${withoutCause})
-      order by ${e.id}`,
-  );
+  const events = await db
+    .select({
+      id: webhookEvents.id,
+      public_id: webhookEvents.publicId,
+      type: webhookEvents.type,
+      created_at: webhookEvents.createdAt,
+    })
+    .from(webhookEvents)
+    .where(and(eq(webhookEvents.requestId, requestId), eq(webhookEvents.companyId, companyId)))
+    .orderBy(asc(webhookEvents.id));
   if (events.length === 0) return [];
-  const eventIds = events.map((event) => Number(event.id));
+  const eventIds = events.map((event) => event.id);
   const deliveries = await db
     .select()
     .from(webhookDeliveries)
@@ -278,9 +266,9 @@ async function eventsCausedBy(
   return events.map((event) => ({
     event_id: event.public_id,
     type: event.type,
-    created_at: formatTimestamp(new Date(event.created_at), timeZone),
+    created_at: formatTimestamp(event.created_at, timeZone),
     deliveries: deliveries
-      .filter((delivery) => delivery.eventId === Number(event.id))
+      .filter((delivery) => delivery.eventId === event.id)
       .map((delivery) => ({
         delivery_id: delivery.id,
         endpoint_id: delivery.endpointId,
@@ -317,29 +305,7 @@ export async function showRequest(context: ActingContext, requestId: string): Pr
   const record = await recordOf(context, row);
   // A replay caused nothing itself: the events are those of the request that ran the write.
   const causeId = row.replayed ? record?.created_by_request_id : row.requestId;
-  let events: CausedEvent[] = [];
-  if (causeId) {
-    const [cause] =
-      causeId === row.requestId
-        ? [row]
-        : await db.select().from(requestLog).where(eq(requestLog.requestId, causeId)).limit(1);
-    if (cause) {
-      const start = cause.at.getTime();
-      const end = start + cause.durationUs / 1000;
-      events = await eventsCausedBy(
-        context,
-        row.companyId,
-        causeId,
-        {
-          from: new Date(start - MINUTE_MS),
-          to: new Date(end + MINUTE_MS),
-          ranFrom: new Date(start - RAN_SLACK_MS),
-          ranTo: new Date(end + RAN_SLACK_MS),
-        },
-        record?.resource ?? null,
-      );
-    }
-  }
+  const events = causeId ? await eventsCausedBy(context, row.companyId, causeId) : [];
   return { request: { ...shown(row, timeZone), company_name: found.companyName }, record, events };
 }
 

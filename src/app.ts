@@ -107,7 +107,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   pruneExpiredKeys(app);
   // The request log (src/request-log/): registered after the database's onClose, so it runs
   // before it (Fastify closes in reverse order): the last records are written on a graceful stop.
-  const requestLog = createRequestLog(database.db, { clock: options.clock, log: app.log });
+  const requestLog = createRequestLog(database.db, {
+    clock: options.clock,
+    log: app.log,
+    recording: config.requestLog,
+  });
   app.decorate('requestLog', requestLog);
   app.addHook('onClose', () => requestLog.close());
 

@@ -70,6 +70,8 @@ export interface Config {
   webhooks: WebhookConfig;
   databaseTimeouts: DatabaseTimeouts;
   shutdown: ShutdownConfig;
+  /** REQUEST_LOG: keep a record of every API request of a known key (src/request-log/). */
+  requestLog: boolean;
 }
 
 /** How `serve` stops on SIGTERM or SIGINT (src/cli/shutdown.ts). */
@@ -171,6 +173,7 @@ export const ENV_SCHEMA = Type.Object({
   WEBHOOK_ALLOW_PRIVATE: oneOf(['true', 'false', '1', '0'] as const, 'false'),
   SHUTDOWN_DRAIN_MS: Type.Optional(milliseconds({})),
   SHUTDOWN_TIMEOUT_MS: milliseconds({ default: DEFAULT_SHUTDOWN_TIMEOUT_MS }),
+  REQUEST_LOG: oneOf(['on', 'off'] as const, 'on'),
 });
 type EnvValues = Static<typeof ENV_SCHEMA>;
 
@@ -363,5 +366,6 @@ export function loadConfig(env: Env): Config {
       drainMs: values.SHUTDOWN_DRAIN_MS ?? (values.OPS_PORT === undefined ? 0 : DEFAULT_SHUTDOWN_DRAIN_MS),
       timeoutMs: values.SHUTDOWN_TIMEOUT_MS,
     },
+    requestLog: values.REQUEST_LOG === 'on',
   };
 }

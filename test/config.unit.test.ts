@@ -47,6 +47,7 @@ const BAD_VALUES: Record<string, string | null> = {
   WEBHOOK_ALLOW_PRIVATE: 'maybe',
   SHUTDOWN_DRAIN_MS: '5s',
   SHUTDOWN_TIMEOUT_MS: '-1',
+  REQUEST_LOG: 'yes',
 };
 
 function refusal(env: Record<string, string>): string {
@@ -90,6 +91,12 @@ describe('configuration', () => {
     });
     // An empty variable counts as unset.
     expect(loadConfig({ PORT: '', LOG_LEVEL: '' })).toMatchObject({ port: 3000, logLevel: 'info' });
+  });
+
+  it('keeps the request log unless the operator switches it off (REQUEST_LOG)', () => {
+    expect(loadConfig({}).requestLog).toBe(true);
+    expect(loadConfig({ REQUEST_LOG: 'on' }).requestLog).toBe(true);
+    expect(loadConfig({ REQUEST_LOG: 'off' }).requestLog).toBe(false);
   });
 
   it('drains on shutdown only where something polls /readyz (OPS_PORT), unless told', () => {

@@ -46,9 +46,10 @@ export function logRequest(
   errorCode: string,
   replayed: boolean,
 ): void {
-  const key = request.caller ?? refusedKeys.get(request);
   const log = request.server.requestLog;
-  if (!key || !log) return;
+  if (!log?.recording) return;
+  const key = request.caller ?? refusedKeys.get(request);
+  if (!key) return;
   const elapsedMs = reply.elapsedTime;
   log.record({
     at: log.now() - elapsedMs,

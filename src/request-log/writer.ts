@@ -10,6 +10,9 @@
 // Kept RETENTION_DAYS, then deleted by `prune()`: every instance prunes every PRUNE_EVERY_MS, in
 // batches of PRUNE_BATCH rows (FOR UPDATE SKIP LOCKED: instances pruning at once share the rows,
 // never wait for each other). The clock is injectable so that a test can move it.
+//
+// An operator can switch the log off (REQUEST_LOG=off): nothing new is recorded, and the records
+// already written are still pruned when they are RETENTION_DAYS old.
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
@@ -55,6 +58,8 @@ export interface RequestLogOptions {
   log?: RequestLogWarnings;
   /** Prune periodically (the server); tests call `prune()` themselves. Default true. */
   prune?: boolean;
+  /** Record requests (REQUEST_LOG=on). Default true; false: `record` keeps nothing. */
+  recording?: boolean;
 }
 
 export interface RequestLog {
@@ -68,6 +73,8 @@ export interface RequestLog {
   close(): Promise<void>;
   /** The log's clock (epoch milliseconds): a record's `at` is read from it. */
   now(): number;
+  /** False when the operator switched the log off (REQUEST_LOG=off). */
+  readonly recording: boolean;
 }
 
 const value = sql.placeholder;
@@ -94,6 +101,7 @@ const PRUNE = fixedStatement(
 
 export function createRequestLog(db: Database, options: RequestLogOptions = {}): RequestLog {
   const clock = options.clock ?? Date.now;
+  const recording = options.recording ?? true;
   let buffer: RequestRecord[] = [];
   let writing: Promise<void> | null = null;
   let soon: NodeJS.Immediate | null = null;
@@ -164,6 +172,7 @@ export function createRequestLog(db: Database, options: RequestLogOptions = {}):
 
   return {
     record(record) {
+      if (!recording) return;
       if (closed || buffer.length >= MAX_BUFFERED) {
         metrics.requestLogRecords('dropped', 1);
         return;
@@ -179,6 +188,7 @@ export function createRequestLog(db: Database, options: RequestLogOptions = {}):
     flush,
     prune,
     now: clock,
+    recording,
     async close() {
       if (closed) return;
       closed = true;

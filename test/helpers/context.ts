@@ -83,11 +83,17 @@ export interface SecondInstance {
 /**
  * A second instance beside `ctx.app`, as a second server of a deployment: its own pool (and
  * LISTEN) on PostgreSQL; on PGlite, where one process owns the database, a second app on the same
- * database. Not ready yet: `ready()` or `listen()` it.
+ * database. Its configuration is the first one's, but for `settings` (an operator's choice of one
+ * instance, such as `{ requestLog: false }` for REQUEST_LOG=off). Not ready yet: `ready()` or
+ * `listen()` it.
  */
-export async function startSecondInstance(ctx: TestContext): Promise<SecondInstance> {
+export async function startSecondInstance(
+  ctx: TestContext,
+  settings: Partial<Config> = {},
+): Promise<SecondInstance> {
   const handle = ctx.database.url ? await openDatabase({ kind: 'postgres', url: ctx.database.url }) : null;
-  const app = await buildApp({ config: ctx.config, database: handle ?? ctx.database.handle, logger: false });
+  const config = { ...ctx.config, ...settings };
+  const app = await buildApp({ config, database: handle ?? ctx.database.handle, logger: false });
   return {
     app,
     close: async () => {

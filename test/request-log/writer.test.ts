@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { apiKeys, requestLog } from '../../src/db/schema.js';
 import { metrics } from '../../src/metrics/registry.js';
@@ -12,6 +13,7 @@ import { apiCall } from '../helpers/cli.js';
 import {
   createTenant,
   newIdempotencyKey,
+  startSecondInstance,
   startTestApp,
   type Tenant,
   type TestContext,
@@ -178,6 +180,36 @@ describe(`request log (${testStorage()})`, () => {
     }
     const [left] = await ctx.db.select({ count: sql<number>`count(*)::integer` }).from(requestLog);
     expect(left?.count).toBe(1);
+  });
+
+  it('REQUEST_LOG=off: that server keeps no record, answers the same, and the older records are still pruned', async () => {
+    const quiet = await startSecondInstance(ctx, {
+      requestLog: loadConfig({ REQUEST_LOG: 'off' }).requestLog,
+    });
+    try {
+      const quietBase = `${await quiet.app.listen({ port: 0, host: '127.0.0.1' })}/api/v1/partner`;
+      const [off, on] = await Promise.all([
+        apiCall(quietBase, tenant.key, '/customers?per_page=1'),
+        apiCall(base, tenant.key, '/customers?per_page=1'),
+      ]);
+      expect([off.status, on.status]).toEqual([200, 200]);
+      expect(off.body).toEqual(on.body);
+      const onId = on.headers['x-request-id'] as string;
+      const droppedBefore = await recordsCounted('dropped');
+      await Promise.all([quiet.app.requestLog.flush(), ctx.app.requestLog.flush()]);
+      expect(await rowsOf(off.headers['x-request-id'] as string)).toEqual([]);
+      expect(await rowsOf(onId)).toHaveLength(1);
+      // Not taken at all: nothing buffered, nothing counted as dropped.
+      expect(await recordsCounted('dropped')).toBe(droppedBefore);
+
+      // What was written before the switch still goes when it is old enough, by a server with the log off.
+      await ctx.db.execute(sql`update ${requestLog} set at = now() - make_interval(days => ${RETENTION_DAYS + 1})
+        where request_id = ${onId}`);
+      expect(await quiet.app.requestLog.prune()).toBeGreaterThanOrEqual(1);
+      expect(await rowsOf(onId)).toEqual([]);
+    } finally {
+      await quiet.close();
+    }
   });
 
   it('writes what is left when it closes (the app closes it after the last answer: a graceful stop loses nothing)', async () => {

@@ -10,6 +10,7 @@ import { runDeepPages } from './cases/deep.js';
 import { runLists } from './cases/lists.js';
 import { memoryRow } from './cases/memory.js';
 import { runPglite } from './cases/pglite.js';
+import { runRequestLog } from './cases/request-log.js';
 import { runThroughput } from './cases/throughput.js';
 import { runWalk } from './cases/walk.js';
 import { runWrites } from './cases/writes.js';
@@ -27,9 +28,19 @@ import { chooseLoadTool } from './load/index.js';
 import { READ_GOALS } from './read-goals.js';
 import { describeMachine as describeRun, Report, type RunMeta } from './report.js';
 
-const GROUPS = ['throughput', 'compression', 'lists', 'deep', 'writes', 'walk', 'pglite'] as const;
+const GROUPS = [
+  'throughput',
+  'request-log',
+  'compression',
+  'lists',
+  'deep',
+  'writes',
+  'walk',
+  'pglite',
+] as const;
 const RUNNERS: Record<(typeof GROUPS)[number], (context: BenchContext) => Promise<void>> = {
   throughput: runThroughput,
+  'request-log': runRequestLog,
   compression: runCompression,
   lists: runLists,
   deep: runDeepPages,

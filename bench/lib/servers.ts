@@ -70,7 +70,12 @@ async function start(
  * The API as operators run it: request logging at LOG_LEVEL=info (to `logFile`), rate limits in
  * Redis (REDIS_URL, default the local one) with generous values.
  */
-export function startApiServer(name: string, target: CliTarget, logFile: string): Promise<RunningServer> {
+export function startApiServer(
+  name: string,
+  target: CliTarget,
+  logFile: string,
+  settings: NodeJS.ProcessEnv = {},
+): Promise<RunningServer> {
   const env = {
     ...storageEnv(target),
     ...GENEROUS_LIMITS,
@@ -78,6 +83,7 @@ export function startApiServer(name: string, target: CliTarget, logFile: string)
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
     REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    ...settings,
   };
   return start(name, [invoicingBin, 'serve', '--json'], env, logFile);
 }

@@ -4,6 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { SERVER_NODE_OPTIONS } from '../../deploy/rehearsal/lib/node-options.js';
 import { startChild, stopChild } from './children.js';
 import { type CliTarget, storageEnv } from './invoicing-cli.js';
 import { benchDir, invoicingBin, repoRoot } from './paths.js';
@@ -68,7 +69,7 @@ async function start(
 
 /**
  * The API as operators run it: request logging at LOG_LEVEL=info (to `logFile`), rate limits in
- * Redis (REDIS_URL, default the local one) with generous values.
+ * Redis (REDIS_URL, default the local one) with generous values, production's NODE_OPTIONS.
  */
 export function startApiServer(
   name: string,
@@ -83,6 +84,7 @@ export function startApiServer(
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
     REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    NODE_OPTIONS: SERVER_NODE_OPTIONS,
     ...settings,
   };
   return start(name, [invoicingBin, 'serve', '--json'], env, logFile);

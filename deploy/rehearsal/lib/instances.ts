@@ -5,6 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { invoicingBin, repoRoot } from '../../../bench/lib/paths.js';
+import { SERVER_NODE_OPTIONS } from './node-options.js';
 import {
   deadline,
   exitAsError,
@@ -49,6 +50,7 @@ export function instanceEnv(
     ...env,
     ...ROOMY_LIMITS,
     NODE_ENV: 'production',
+    NODE_OPTIONS: SERVER_NODE_OPTIONS,
     DATABASE_URL: settings.databaseUrl,
     REDIS_URL: settings.redisUrl,
     HOST: '127.0.0.1',

@@ -1,6 +1,7 @@
 // Listens. Everything else is built by buildApp; the operator CLI's `serve` calls startServer and
 // decides when to stop (src/cli/shutdown.ts): first `drain()`, later `stop()`.
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { type App, type AppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
 
@@ -22,25 +23,36 @@ export interface RunningServer {
 
 export type ServerOptions = Omit<AppOptions, 'config'>;
 
+/** The response a connection is answering now: node's own field (`socket._httpMessage`), internal. */
+function answering(socket: Socket): ServerResponse | null {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
+}
+
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const app = await buildApp({ ...options, config });
   let draining = false;
-  /** Responses not sent yet: those in flight when the drain starts close their connection too. */
-  const unanswered = new Set<ServerResponse>();
+  // The open connections, to reach the responses in flight when the drain starts (a response queued
+  // behind another on a pipelining connection is not reached; no client of the API pipelines).
+  // Connections, not responses: a Set that every request entered and left kept the objects of
+  // finished requests alive through the young-generation collections (the hash tables it outgrew
+  // stay linked to their successors): 0.9 MB promoted per collection instead of 0.07, pauses of
+  // 2.5 ms instead of 1.2 (issue 21).
+  const connections = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   // Before Fastify's own listener, so that every response of the drain carries the header.
   app.server.prependListener('request', (_request, response) => {
-    if (draining) {
-      response.setHeader('connection', 'close');
-      return;
-    }
-    unanswered.add(response);
-    response.once('close', () => unanswered.delete(response));
+    if (draining) response.setHeader('connection', 'close');
   });
   const drain = () => {
     if (draining) return;
     draining = true;
-    for (const response of unanswered) if (!response.headersSent) response.setHeader('connection', 'close');
-    unanswered.clear();
+    for (const socket of connections) {
+      const response = answering(socket);
+      if (response && !response.headersSent) response.setHeader('connection', 'close');
+    }
   };
   let address: string;
   try {

@@ -100,6 +100,9 @@ const LIMITS = {
 } as const;
 type LimitName = keyof typeof LIMITS;
 const LIMIT_NAMES = Object.keys(LIMITS) as LimitName[];
+/** The limits a request of a valid key counts in, in the order RateLimit-Policy names them. */
+const READ_LIMITS: LimitName[] = ['key-minute', 'key-day', 'company-minute'];
+const WRITE_LIMITS: LimitName[] = [...READ_LIMITS, 'key-writes-minute'];
 
 interface Check {
   limit: LimitName;
@@ -451,6 +454,16 @@ function secondsLeft(outcome: Outcome): number {
   return Math.max(1, Math.ceil(outcome.res.msBeforeNext / 1000));
 }
 
+/** One item of `RateLimit-Policy`: the limit, its quota and its window in seconds. */
+function policyItem(limit: LimitName, points: number): string {
+  return `"${limit}";q=${points};w=${LIMITS[limit].seconds}`;
+}
+
+/** `RateLimit`: what is left of one limit and the seconds until its window resets. */
+function rateLimitHeader(shown: Outcome): string {
+  return `"${shown.limit}";r=${shown.res.remainingPoints};t=${secondsLeft(shown)}`;
+}
+
 /**
  * The IETF draft's headers (draft-ietf-httpapi-ratelimit-headers, structured fields):
  * `RateLimit-Policy` names every limit that counted the request with its quota and window in
@@ -458,12 +471,9 @@ function secondsLeft(outcome: Outcome): number {
  * left of one of them and when its window resets, `"key-minute";r=59;t=60`.
  */
 function draftHeaders(outcomes: Outcome[], shown: Outcome): Record<string, string> {
-  const policy = outcomes.map(
-    (outcome) => `"${outcome.limit}";q=${outcome.points};w=${LIMITS[outcome.limit].seconds}`,
-  );
   return {
-    'RateLimit-Policy': policy.join(', '),
-    RateLimit: `"${shown.limit}";r=${shown.res.remainingPoints};t=${secondsLeft(shown)}`,
+    'RateLimit-Policy': outcomes.map((outcome) => policyItem(outcome.limit, outcome.points)).join(', '),
+    RateLimit: rateLimitHeader(shown),
   };
 }
 
@@ -511,6 +521,15 @@ export function createRateLimiter(
 ): RateLimiter {
   const limits = config.rateLimits;
   const store = config.redisUrl ? redisStore(config.redisUrl, limits, options, logger) : memoryStore(limits);
+  // What the headers of an admitted request say of the configuration, made once (building them on
+  // each request was half of what this step allocated): each limit's quota, and the policy of a
+  // read and of a write.
+  const quotaTexts = Object.fromEntries(
+    LIMIT_NAMES.map((name) => [name, String(LIMITS[name].points(limits))]),
+  ) as Record<LimitName, string>;
+  const policyOf = (names: LimitName[]) =>
+    names.map((name) => policyItem(name, LIMITS[name].points(limits))).join(', ');
+  const policies = { read: policyOf(READ_LIMITS), write: policyOf(WRITE_LIMITS) };
 
   return {
     ready: () => store.ready(),
@@ -523,16 +542,19 @@ export function createRateLimiter(
 
     async consumeKey({ apiKeyId, companyId, isWrite }) {
       const key = String(apiKeyId);
-      const checks: Check[] = [
-        { limit: 'key-minute', id: key },
-        { limit: 'key-day', id: key },
-        { limit: 'company-minute', id: String(companyId) },
-      ];
-      if (isWrite) checks.push({ limit: 'key-writes-minute', id: key });
+      const company = String(companyId);
+      const checks = (isWrite ? WRITE_LIMITS : READ_LIMITS).map(
+        (limit): Check => ({ limit, id: limit === 'company-minute' ? company : key }),
+      );
       const outcomes = await store.consume(checks);
       if (outcomes.some((outcome) => outcome.refused)) throw refusal(outcomes);
       const shown = tightest(outcomes);
-      return { ...limitHeaders(shown), ...draftHeaders(outcomes, shown) };
+      return {
+        'X-RateLimit-Limit': quotaTexts[shown.limit],
+        'X-RateLimit-Remaining': String(shown.res.remainingPoints),
+        'RateLimit-Policy': isWrite ? policies.write : policies.read,
+        RateLimit: rateLimitHeader(shown),
+      };
     },
 
     storeState: () => store.where(),

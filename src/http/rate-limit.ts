@@ -441,14 +441,6 @@ function redisStore(
   );
 }
 
-/** The contract's headers: the size of one limit and what is left of it. */
-function limitHeaders(outcome: Outcome): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(outcome.points),
-    'X-RateLimit-Remaining': String(outcome.res.remainingPoints),
-  };
-}
-
 /** Seconds until the window of this counter opens again, whole and at least 1. */
 function secondsLeft(outcome: Outcome): number {
   return Math.max(1, Math.ceil(outcome.res.msBeforeNext / 1000));
@@ -464,15 +456,24 @@ function rateLimitHeader(shown: Outcome): string {
   return `"${shown.limit}";r=${shown.res.remainingPoints};t=${secondsLeft(shown)}`;
 }
 
+/** `RateLimit-Policy` of the limits that counted a request. */
+function policyOf(outcomes: Outcome[]): string {
+  return outcomes.map((outcome) => policyItem(outcome.limit, outcome.points)).join(', ');
+}
+
 /**
- * The IETF draft's headers (draft-ietf-httpapi-ratelimit-headers, structured fields):
- * `RateLimit-Policy` names every limit that counted the request with its quota and window in
- * seconds, `"key-minute";q=60;w=60, "key-day";q=5000;w=86400, ...`; `RateLimit` says what is
- * left of one of them and when its window resets, `"key-minute";r=59;t=60`.
+ * The headers of a request a key made, and of every 429: the contract's `X-RateLimit-Limit` (the size of the shown
+ * limit, `quota`) and `X-RateLimit-Remaining`, and the IETF draft's (draft-ietf-httpapi-ratelimit-
+ * headers, structured fields): `RateLimit-Policy` names every limit that counted the request with
+ * its quota and window in seconds, `"key-minute";q=60;w=60, "key-day";q=5000;w=86400, ...`;
+ * `RateLimit` says what is left of the shown one and when its window resets,
+ * `"key-minute";r=59;t=60`. An anonymous request that passes gets the last two only.
  */
-function draftHeaders(outcomes: Outcome[], shown: Outcome): Record<string, string> {
+function keyHeaders(shown: Outcome, quota: string, policy: string): Record<string, string> {
   return {
-    'RateLimit-Policy': outcomes.map((outcome) => policyItem(outcome.limit, outcome.points)).join(', '),
+    'X-RateLimit-Limit': quota,
+    'X-RateLimit-Remaining': String(shown.res.remainingPoints),
+    'RateLimit-Policy': policy,
     RateLimit: rateLimitHeader(shown),
   };
 }
@@ -493,8 +494,7 @@ function refusal(outcomes: Outcome[]): ApiError {
   return new ApiError('rate_limit_exceeded', {
     headers: {
       'Retry-After': String(retryAfter),
-      ...limitHeaders(refused),
-      ...draftHeaders(outcomes, refused),
+      ...keyHeaders(refused, String(refused.points), policyOf(outcomes)),
     },
   });
 }
@@ -527,9 +527,9 @@ export function createRateLimiter(
   const quotaTexts = Object.fromEntries(
     LIMIT_NAMES.map((name) => [name, String(LIMITS[name].points(limits))]),
   ) as Record<LimitName, string>;
-  const policyOf = (names: LimitName[]) =>
+  const policyOfNames = (names: LimitName[]) =>
     names.map((name) => policyItem(name, LIMITS[name].points(limits))).join(', ');
-  const policies = { read: policyOf(READ_LIMITS), write: policyOf(WRITE_LIMITS) };
+  const policies = { read: policyOfNames(READ_LIMITS), write: policyOfNames(WRITE_LIMITS) };
 
   return {
     ready: () => store.ready(),
@@ -537,7 +537,8 @@ export function createRateLimiter(
     async consumeAnonymous(ip) {
       const outcomes = await store.consume([{ limit: 'ip-minute', id: normalizeIp(ip) }]);
       if (outcomes.some((outcome) => outcome.refused)) throw refusal(outcomes);
-      return draftHeaders(outcomes, tightest(outcomes));
+      const shown = tightest(outcomes);
+      return { 'RateLimit-Policy': policyOf(outcomes), RateLimit: rateLimitHeader(shown) };
     },
 
     async consumeKey({ apiKeyId, companyId, isWrite }) {
@@ -549,12 +550,7 @@ export function createRateLimiter(
       const outcomes = await store.consume(checks);
       if (outcomes.some((outcome) => outcome.refused)) throw refusal(outcomes);
       const shown = tightest(outcomes);
-      return {
-        'X-RateLimit-Limit': quotaTexts[shown.limit],
-        'X-RateLimit-Remaining': String(shown.res.remainingPoints),
-        'RateLimit-Policy': isWrite ? policies.write : policies.read,
-        RateLimit: rateLimitHeader(shown),
-      };
+      return keyHeaders(shown, quotaTexts[shown.limit], isWrite ? policies.write : policies.read);
     },
 
     storeState: () => store.where(),

@@ -239,8 +239,7 @@ describe(`audit trail of operator commands (${testStorage()})`, () => {
     const sinceMoment = (await run('audit.list', { since: moment })).entries as AuditEntry[];
     const shownAtOrAfter = all.filter((e) => Date.parse(e.at) >= Date.parse(moment)).map((e) => e.id);
     expect(sinceMoment.map((e) => e.id)).toEqual(shownAtOrAfter);
-    expect(shownAtOrAfter).toContain(mine[1]?.id);
-    expect(shownAtOrAfter.every((id) => id >= (mine[0]?.id as number))).toBe(true);
+    expect(sinceMoment.at(-1)?.id).toBe(mine[1]?.id);
     // Tokyo: the same moments, shown at +09:00.
     const tokyo = await executeOperation(
       { ...setup, timeZone: 'Asia/Tokyo' },

@@ -1,6 +1,6 @@
 // The goals of the second round of the performance issue for reads, the wire and memory: the API
-// against the bare server's named prepared statement, with Redis and compression on (the list, deep page,
-// walk and write goals: goals.ts).
+// against the bare server's named prepared statement, with Redis and compression on (the list, deep
+// page, walk and write goals: goals.ts).
 export const READ_GOALS = {
   /** GET /customers/{id}: API req/s as a fraction of the bare server's prepared-statement read. */
   customerReadRatio: 0.85,

@@ -3,6 +3,7 @@
 // bare plain query, api, ping, bare, ... Ratios are taken round by round (the machine drifts;
 // neighbouring runs see the same drift). Every request asks for compression, as partners' clients
 // do (a customer is under the threshold: answered plain, but negotiated).
+import { cpuMs } from '../lib/cpu.js';
 import type { RunningServer } from '../lib/servers.js';
 import { max, median, min, summary } from '../lib/stats.js';
 import type { LoadResult, LoadSpec } from '../load/index.js';
@@ -13,7 +14,12 @@ import { API_PREFIX, type BenchContext, bearer } from './context.js';
 export interface Target {
   label: string;
   spec: LoadSpec;
+  /** The server's process: its CPU per request is measured (from /proc) in each run. */
+  pid?: number;
 }
+
+/** One run of a target, with the server's CPU per request when its process is known. */
+export type MeasuredRun = LoadResult & { cpuUsPerRequest: number | null };
 
 /** The bare server's plain-query read: its paths start with this (bench/bare-server.ts). */
 export const BARE_PLAIN_PREFIX = '/plain';
@@ -42,16 +48,20 @@ export function customerReadTarget(
 export async function interleaved(
   context: BenchContext,
   targets: Target[],
-): Promise<Map<string, LoadResult[]>> {
+): Promise<Map<string, MeasuredRun[]>> {
   const { options, tool, log } = context;
   for (const target of targets) {
     log(`  warm-up ${target.label} (${options.warmupSeconds} s)`);
     await tool.run({ ...target.spec, seconds: options.warmupSeconds });
   }
-  const results = new Map<string, LoadResult[]>(targets.map((target) => [target.label, []]));
+  const results = new Map<string, MeasuredRun[]>(targets.map((target) => [target.label, []]));
   for (let round = 1; round <= options.rounds; round++) {
     for (const target of targets) {
-      const result = await tool.run(target.spec);
+      const cpuBefore = target.pid === undefined ? 0 : cpuMs(target.pid);
+      const load = await tool.run(target.spec);
+      const cpuUsPerRequest =
+        target.pid === undefined ? null : ((cpuMs(target.pid) - cpuBefore) * 1000) / load.requests;
+      const result = { ...load, cpuUsPerRequest };
       results.get(target.label)!.push(result);
       log(
         `  round ${round}/${options.rounds} ${target.label}: ${fmt(result.requestsPerSecond)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms${result.failures ? `, ${result.failures} FAILED` : ''}`,
@@ -103,9 +113,9 @@ export async function runThroughput(context: BenchContext): Promise<void> {
   const apiSpec = customerReadTarget(context, api, API_PREFIX, customerIdsFile, readKey);
   const pingSpec: LoadSpec = { ...apiSpec, path: `${API_PREFIX}/ping`, idsFile: undefined };
   const results = await interleaved(context, [
-    { label: 'bare prepared', spec: bareSpec },
+    { label: 'bare prepared', spec: bareSpec, pid: bare.pid },
     { label: 'bare plain query', spec: plainSpec },
-    { label: 'api customers/{id}', spec: apiSpec },
+    { label: 'api customers/{id}', spec: apiSpec, pid: api.pid },
     { label: 'api ping', spec: pingSpec },
   ]);
   const bareRuns = results.get('bare prepared')!;
@@ -141,6 +151,21 @@ export async function runThroughput(context: BenchContext): Promise<void> {
     ratio: `${median(ratios(apiRuns, bareRuns, (result) => result.p50Ms)).toFixed(2)}x`,
     goal: '-',
     pass: null,
+  });
+  // Where the ratio comes from: what one read costs each process (the machine's two cores are shared
+  // with wrk, PostgreSQL and Redis, so CPU per read, not req/s, is what the API can change).
+  const apiCpu = apiRuns.map((run) => run.cpuUsPerRequest!);
+  const bareCpu = bareRuns.map((run) => run.cpuUsPerRequest!);
+  context.report.add({
+    group: 'throughput',
+    case: 'GET /customers/{id}',
+    metric: 'server CPU µs per read',
+    api: fmtRange(summary(apiCpu), 0),
+    bare: fmtRange(summary(bareCpu), 0),
+    ratio: `${median(apiCpu.map((cpu, index) => cpu / bareCpu[index]!)).toFixed(2)}x`,
+    goal: '-',
+    pass: null,
+    details: { apiCpuUsPerRequest: apiCpu, bareCpuUsPerRequest: bareCpu },
   });
   throughputRow(
     context,

@@ -295,10 +295,23 @@ async function complete(
 class LostClaim extends Error {}
 
 /**
+ * Resolves once the answer is sent. A write's handler must not resolve before: Fastify answers a
+ * handler that resolved to nothing while its reply is not on the wire yet with an empty body, and
+ * a compressed answer over the plugin's synchronous size (8 KB on 2 cores) is still streaming
+ * then (a 200-line draft was answered `Content-Length: 0`; test/http/compression-sizes.test.ts).
+ * A socket error after the commit is not an error of the write: the stored answer replays.
+ */
+function sent(reply: FastifyReply): Promise<void> {
+  return new Promise((resolve) => {
+    reply.then(resolve, () => resolve());
+  });
+}
+
+/**
  * Runs a write exactly once per (API key, Idempotency-Key): `work` gets the request context bound
  * to a transaction in which it must do all its writes; its result is serialized by the route's
- * response schema, stored in the same transaction, and sent (the promise resolves once the
- * answer is on its way, so a handler simply awaits it).
+ * response schema, stored in the same transaction, and sent. The promise resolves once the
+ * answer is sent, so a handler simply returns it.
  */
 export async function runIdempotentWrite(
   request: FastifyRequest,
@@ -308,14 +321,12 @@ export async function runIdempotentWrite(
   const app = request.server;
   const claimed = await claim(app.db, request, app.config.idempotencyLockTimeoutSeconds);
   if (claimed instanceof ApiError) throw claimed;
-  if ('replay' in claimed) {
-    replay(reply, claimed.replay);
-    return;
-  }
+  if ('replay' in claimed) return sent(replay(reply, claimed.replay));
   const { id, holder } = claimed;
 
+  let text: string;
   try {
-    const text = await app.db.transaction(async (tx) => {
+    text = await app.db.transaction(async (tx) => {
       // Holding this row lock until commit keeps any takeover waiting while we are alive.
       const [held] = await runFixed<{ id: number }>(tx, HOLD, { id, holder });
       if (!held) throw new LostClaim();
@@ -325,16 +336,13 @@ export async function runIdempotentWrite(
       if (!(await complete(tx, id, holder, result.status, serialized))) throw new LostClaim();
       return serialized;
     });
-    sendStored(reply, reply.statusCode, text);
-    return;
   } catch (error) {
     if (error instanceof LostClaim) throw inFlight();
     if (error instanceof ApiError && error.statusCode !== 422) {
       // A completed refusal (e.g. 404 for a foreign customer_id) is stored and replayed like any answer.
-      const text = JSON.stringify(envelopeOf(error, app.config.docsUrl, String(request.id)));
-      if (await complete(app.db, id, holder, error.statusCode, text)) {
-        sendStored(reply.headers(error.headers), error.statusCode, text);
-        return;
+      const envelope = JSON.stringify(envelopeOf(error, app.config.docsUrl, String(request.id)));
+      if (await complete(app.db, id, holder, error.statusCode, envelope)) {
+        return sent(sendStored(reply.headers(error.headers), error.statusCode, envelope));
       }
       throw error;
     }
@@ -344,4 +352,5 @@ export async function runIdempotentWrite(
     );
     throw error;
   }
+  return sent(sendStored(reply, reply.statusCode, text));
 }

@@ -2,64 +2,12 @@
 // brotli or gzip as Accept-Encoding asks, the same bytes once decoded as the plain answer, small
 // bodies sent as they are, and every header of the contract (request id, rate limits, Retry-After,
 // idempotent replays) unchanged. Each decoded answer is checked against openapi.json.
-import http from 'node:http';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_PREFIX } from '../../src/app.js';
 import { COMPRESSION_THRESHOLD_BYTES } from '../../src/http/compression.js';
 import { type ListeningApp, startListeningApp } from '../helpers/client-server.js';
-import { assertConforms } from '../helpers/conformance.js';
 import { api, createTenant, newIdempotencyKey, type Tenant } from '../helpers/context.js';
-
-interface RawAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  /** The body bytes as they came over the wire. */
-  wire: Buffer;
-  /** The body decoded as its Content-Encoding says. */
-  text: string;
-}
-
-function decode(encoding: string | undefined, bytes: Buffer): Buffer {
-  if (encoding === undefined) return bytes;
-  if (encoding === 'gzip') return gunzipSync(bytes);
-  if (encoding === 'br') return brotliDecompressSync(bytes);
-  throw new Error(`unexpected Content-Encoding ${encoding}`);
-}
-
-/** One request over a new connection, the body kept as sent (node's http never decodes). */
-function send(
-  app: ListeningApp,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const url = `${app.baseUrl}${path}`;
-    const request = http.request(url, { method, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const wire = Buffer.concat(chunks);
-        const encoding = response.headers['content-encoding'];
-        const text = decode(encoding, wire).toString('utf8');
-        const answer = { status: response.statusCode ?? 0, headers: response.headers, wire, text };
-        assertConforms({
-          method,
-          url: `${API_PREFIX}${path}`,
-          status: answer.status,
-          headers: response.headers as Record<string, string>,
-          body: text,
-        });
-        resolve(answer);
-      });
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
-}
+import { sendRaw as send } from '../helpers/raw-http.js';
 
 let app: ListeningApp;
 let tenant: Tenant;

@@ -195,6 +195,22 @@ final class ApiTest extends TestCase
         self::assertSame($names, array_column($own, 'name'));
     }
 
+    public function testA200LineDraftAnswersWholeCompressed(): void
+    {
+        // A draft of 200 lines is about 40 KB: answered compressed and streamed, it must still
+        // carry the whole invoice (it once came back empty, the invoice created but its id lost).
+        $customer = self::$api->customers->create(['name' => 'Armazém das 200 Linhas PHP']);
+        $product = self::$api->products->create(['name' => 'Parafuso 200 PHP', 'type' => 'GOODS', 'inventory' => 'INVENTORY', 'price' => '1.00']);
+        Harness::reset('main');
+        $items = array_fill(0, 200, ['product_id' => $product['id'], 'quantity' => 1, 'price' => '1.00']);
+        $invoice = self::$api->invoices->create(['customer_id' => $customer['id'], 'invoice_date' => '2026-11-27', 'items' => $items]);
+        self::assertIsInt($invoice['id']);
+        self::assertSame([200, '200.00'], [count($invoice['items']), $invoice['grand_total']]);
+        $sent = Harness::requests('main')[0];
+        self::assertContains($sent['upstream_encoding'], ['gzip', 'br']);
+        self::assertSame($invoice['id'], self::$api->invoices->get($invoice['id'])['id']);
+    }
+
     public function test422SurfacesAtOnceWithItsFieldErrors(): void
     {
         $customer = self::$api->customers->create(['name' => 'Cliente do 422 PHP']);

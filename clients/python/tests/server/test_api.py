@@ -178,6 +178,20 @@ class ApiTest(unittest.TestCase):
         self.assertEqual(sent["upstream_encoding"], "gzip")
         self.assertEqual([c["name"] for c in page["data"] if c["name"].startswith("Cliente comprimido")], names)
 
+    def test_a_200_line_draft_answers_whole_compressed(self):
+        # A draft of 200 lines is about 40 KB: answered compressed and streamed, it must still
+        # carry the whole invoice (it once came back empty, the invoice created but its id lost).
+        customer = self.api.customers.create({"name": "Armazém das 200 Linhas Py"})
+        product = self.api.products.create({"name": "Parafuso 200 Py", "type": "GOODS", "inventory": "INVENTORY", "price": "1.00"})
+        harness.reset("main")
+        items = [{"product_id": product["id"], "quantity": 1, "price": "1.00"} for _ in range(200)]
+        invoice = self.api.invoices.create({"customer_id": customer["id"], "invoice_date": "2026-11-27", "items": items})
+        self.assertIsInstance(invoice["id"], int)
+        self.assertEqual((len(invoice["items"]), invoice["grand_total"]), (200, "200.00"))
+        sent = harness.requests("main")[0]
+        self.assertEqual(sent["upstream_encoding"], "gzip")
+        self.assertEqual(self.api.invoices.get(invoice["id"]), invoice)
+
     def test_422_surfaces_at_once_with_its_field_errors(self):
         customer = self.api.customers.create({"name": "Cliente do 422 Py"})
         harness.reset("main")

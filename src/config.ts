@@ -1,12 +1,19 @@
 // Configuration comes from the environment once, at start, and is validated there: a bad value
-// stops the process with a clear message instead of failing later. One TypeBox schema lists every
-// variable of the README (env-schema applies it: types, ranges, defaults); a few checks a schema
-// cannot express (a known time zone, proxy addresses, URLs) follow. Every problem is reported at
+// stops the process with a clear message instead of failing later. Every variable is declared once
+// in src/config-variables.ts (schema, default, meaning; env-schema applies the schemas); a few
+// checks a schema cannot express (a known time zone, proxy addresses, URLs) follow. Every problem is reported at
 // once, each as "NAME must be ..., got "value"". An empty variable counts as unset.
 import { isIP } from 'node:net';
 import { envSchema } from 'env-schema';
-import { type Static, Type } from 'typebox';
 import { ConfigError } from './config-error.js';
+import {
+  type DatabaseTimeouts,
+  DEFAULT_SHUTDOWN_DRAIN_MS,
+  ENV_NAMES,
+  ENV_SCHEMA,
+  type EnvValues,
+  type LOG_FORMATS,
+} from './config-variables.js';
 
 export interface RateLimitConfig {
   keyPerMinute: number;
@@ -15,27 +22,6 @@ export interface RateLimitConfig {
   companyPerMinute: number;
   ipPerMinute: number;
 }
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
-/** Every wait on the database is bounded (PostgreSQL; PGlite is one process and has no pool). */
-export interface DatabaseTimeouts {
-  /** `statement_timeout`: longest a single statement may run. */
-  statementTimeoutMs: number;
-  /** `lock_timeout`: longest a statement waits for a lock (a row another transaction holds). */
-  lockTimeoutMs: number;
-  /** `idle_in_transaction_session_timeout`: the server ends a transaction whose client went quiet. */
-  idleInTransactionTimeoutMs: number;
-  /** Longest a request waits for a free connection of the pool (then a 503). */
-  poolAcquireTimeoutMs: number;
-}
-
-export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
-  statementTimeoutMs: 30_000,
-  lockTimeoutMs: 5_000,
-  idleInTransactionTimeoutMs: 30_000,
-  poolAcquireTimeoutMs: 5_000,
-};
 
 export interface Config {
   port: number;
@@ -82,10 +68,6 @@ export interface ShutdownConfig {
   timeoutMs: number;
 }
 
-/** A load balancer polling /readyz every 2 s with `fall 2` has noticed within 5 s. */
-export const DEFAULT_SHUTDOWN_DRAIN_MS = 5000;
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;
-
 export interface WebhookConfig {
   /** Delays before each retry of a failed delivery, in milliseconds (WEBHOOK_RETRY_SCHEDULE). */
   retrySchedule: number[];
@@ -95,89 +77,15 @@ export interface WebhookConfig {
   allowPrivate: boolean;
 }
 
-/** About 75 hours (more than 3 days): 1 first attempt and 10 retries. */
-export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h,14h,14h,20h';
-
 export { ConfigError } from './config-error.js';
+export {
+  type DatabaseTimeouts,
+  DEFAULT_DATABASE_TIMEOUTS,
+  DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+  ENV_NAMES,
+} from './config-variables.js';
 
 type Env = Record<string, string | undefined>;
-
-const positive = (fallback: number) =>
-  Type.Integer({
-    minimum: 1,
-    maximum: Number.MAX_SAFE_INTEGER,
-    default: fallback,
-    description: 'a positive integer',
-  });
-const milliseconds = (extra: object) =>
-  Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'milliseconds from 0 to 3600000', ...extra });
-const port = (extra: object) =>
-  Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer from 0 to 65535', ...extra });
-const text = (fallback: string, description: string) =>
-  Type.String({ minLength: 1, default: fallback, description });
-const host = (fallback: string) =>
-  Type.String({ pattern: '^[A-Za-z0-9._:%-]+$', default: fallback, description: 'an address or host name' });
-const oneOf = <T extends readonly string[]>(values: T, fallback: T[number]) =>
-  Type.Union(
-    values.map((value) => Type.Literal(value)),
-    { default: fallback, description: `one of ${values.join(', ')}` },
-  );
-
-/** Every variable the service reads (the README's configuration table). */
-export const ENV_SCHEMA = Type.Object({
-  PORT: port({ default: 3000 }),
-  HOST: host('127.0.0.1'),
-  DATABASE_URL: Type.Optional(
-    Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL' }),
-  ),
-  DATA_DIR: text('./data', 'a directory'),
-  REDIS_URL: Type.Optional(
-    Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' }),
-  ),
-  REDIS_KEY_PREFIX: Type.Optional(
-    Type.String({
-      pattern: '^[A-Za-z0-9._:-]{1,100}$',
-      description: 'up to 100 letters, digits, ".", "_", ":" or "-"',
-    }),
-  ),
-  DOCS_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
-  DOCS_PORT: Type.String({
-    pattern: '^(off|[1-9][0-9]{0,4})$',
-    default: '3001',
-    description: 'a port from 1 to 65535, or off',
-  }),
-  TZ_NAME: text('Africa/Maputo', 'a time zone name such as Africa/Maputo'),
-  LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
-  LOG_FORMAT: oneOf(LOG_FORMATS, 'auto'),
-  TRUST_PROXY: Type.Optional(
-    Type.String({ description: 'true, false, a hop count, or comma-separated addresses/CIDRs' }),
-  ),
-  BODY_LIMIT_BYTES: positive(1024 * 1024),
-  IDEMPOTENCY_LOCK_TIMEOUT_SECONDS: positive(60),
-  RATE_LIMIT_KEY_PER_MINUTE: positive(60),
-  RATE_LIMIT_KEY_WRITES_PER_MINUTE: positive(10),
-  RATE_LIMIT_KEY_PER_DAY: positive(5000),
-  RATE_LIMIT_COMPANY_PER_MINUTE: positive(120),
-  RATE_LIMIT_IP_PER_MINUTE: positive(30),
-  DB_STATEMENT_TIMEOUT_MS: positive(DEFAULT_DATABASE_TIMEOUTS.statementTimeoutMs),
-  DB_LOCK_TIMEOUT_MS: positive(DEFAULT_DATABASE_TIMEOUTS.lockTimeoutMs),
-  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positive(DEFAULT_DATABASE_TIMEOUTS.idleInTransactionTimeoutMs),
-  DB_POOL_ACQUIRE_TIMEOUT_MS: positive(DEFAULT_DATABASE_TIMEOUTS.poolAcquireTimeoutMs),
-  OPS_PORT: Type.Optional(port({})),
-  OPS_HOST: host('127.0.0.1'),
-  WEBHOOK_RETRY_SCHEDULE: text(
-    DEFAULT_WEBHOOK_RETRY_SCHEDULE,
-    'a comma-separated list of durations such as 5s,5m,2h (units ms, s, m, h, d; each at most 30d)',
-  ),
-  WEBHOOK_ALLOW_HTTP: oneOf(['true', 'false', '1', '0'] as const, 'false'),
-  WEBHOOK_ALLOW_PRIVATE: oneOf(['true', 'false', '1', '0'] as const, 'false'),
-  SHUTDOWN_DRAIN_MS: Type.Optional(milliseconds({})),
-  SHUTDOWN_TIMEOUT_MS: milliseconds({ default: DEFAULT_SHUTDOWN_TIMEOUT_MS }),
-  REQUEST_LOG: oneOf(['on', 'off'] as const, 'on'),
-});
-type EnvValues = Static<typeof ENV_SCHEMA>;
-
-export const ENV_NAMES = Object.keys(ENV_SCHEMA.properties) as (keyof EnvValues)[];
 
 interface SchemaProblem {
   instancePath: string;

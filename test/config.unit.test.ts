@@ -1,19 +1,13 @@
-// Every variable of the README's configuration table is read through the one schema of
-// src/config.ts, and a bad value of any of them stops the start with a message naming it.
+// Every variable is declared once (src/config-variables.ts): the README's configuration table is
+// made from those declarations and must be the current one, and a bad value of any variable stops
+// the start with a message naming it.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { readmeConfigurationTable } from '../scripts/lib/config-table.js';
 import { ConfigError, ENV_NAMES, loadConfig } from '../src/config.js';
+import { configurationTable } from '../src/config-variables.js';
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-
-/** The variables of the README's configuration table (rows like "| `PORT` | `3000` | ..."). */
-function readmeVariables(): string[] {
-  const section = README.slice(
-    README.indexOf('## Configuration'),
-    README.indexOf('\n## ', README.indexOf('## Configuration') + 5),
-  );
-  return [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1] as string);
-}
 
 /** A value each variable must refuse (null: any non-empty text is a valid value). */
 const BAD_VALUES: Record<string, string | null> = {
@@ -61,8 +55,8 @@ function refusal(env: Record<string, string>): string {
 }
 
 describe('configuration', () => {
-  it('the README documents exactly the variables the schema reads', () => {
-    expect(readmeVariables().sort()).toEqual([...ENV_NAMES].sort());
+  it('the README holds the configuration table made from the declarations (npm run config:table)', () => {
+    expect(readmeConfigurationTable(README)).toBe(configurationTable());
     expect(Object.keys(BAD_VALUES).sort()).toEqual([...ENV_NAMES].sort());
   });
 

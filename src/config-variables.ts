@@ -1,0 +1,250 @@
+// Every environment variable the service reads, each declared once: its name, its schema (type,
+// range, default) and its meaning. The validation (src/config.ts, through env-schema), the typed
+// values and the README's configuration table (`npm run config:table`; a test fails when the
+// README's copy is stale) are all made from this table.
+import { type Static, type TSchema, Type } from 'typebox';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+
+/** Every wait on the database is bounded (PostgreSQL; PGlite is one process and has no pool). */
+export interface DatabaseTimeouts {
+  /** `statement_timeout`: longest a single statement may run. */
+  statementTimeoutMs: number;
+  /** `lock_timeout`: longest a statement waits for a lock (a row another transaction holds). */
+  lockTimeoutMs: number;
+  /** `idle_in_transaction_session_timeout`: the server ends a transaction whose client went quiet. */
+  idleInTransactionTimeoutMs: number;
+  /** Longest a request waits for a free connection of the pool (then a 503). */
+  poolAcquireTimeoutMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  statementTimeoutMs: 30_000,
+  lockTimeoutMs: 5_000,
+  idleInTransactionTimeoutMs: 30_000,
+  poolAcquireTimeoutMs: 5_000,
+};
+
+/** A load balancer polling /readyz every 2 s with `fall 2` has noticed within 5 s. */
+export const DEFAULT_SHUTDOWN_DRAIN_MS = 5000;
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;
+
+/** About 75 hours (more than 3 days): 1 first attempt and 10 retries. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h,14h,14h,20h';
+
+const positive = (fallback: number) =>
+  Type.Integer({
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    default: fallback,
+    description: 'a positive integer',
+  });
+const milliseconds = (extra: object) =>
+  Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'milliseconds from 0 to 3600000', ...extra });
+const port = (extra: object) =>
+  Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer from 0 to 65535', ...extra });
+const text = (fallback: string, description: string) =>
+  Type.String({ minLength: 1, default: fallback, description });
+const host = (fallback: string) =>
+  Type.String({ pattern: '^[A-Za-z0-9._:%-]+$', default: fallback, description: 'an address or host name' });
+const oneOf = <T extends readonly string[]>(values: T, fallback: T[number]) =>
+  Type.Union(
+    values.map((value) => Type.Literal(value)),
+    { default: fallback, description: `one of ${values.join(', ')}` },
+  );
+
+interface Variable<Schema extends TSchema = TSchema> {
+  /** What a value must be; its `default` is the value when the variable is unset or empty. */
+  schema: Schema;
+  /** The README's "Meaning" cell. */
+  meaning: string;
+  /** The README's "Default" cell when it is not simply the schema's default (or "—" for none). */
+  shown?: string;
+}
+
+function declare<T extends Record<string, Variable>>(variables: T): T {
+  return variables;
+}
+
+/** The variables, in the order of the README's table. */
+export const VARIABLES = declare({
+  PORT: {
+    schema: port({ default: 3000 }),
+    meaning: 'port of the API',
+  },
+  HOST: {
+    schema: host('127.0.0.1'),
+    meaning: 'address to listen on (`0.0.0.0` to accept other hosts)',
+  },
+  DATABASE_URL: {
+    schema: Type.Optional(
+      Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL' }),
+    ),
+    meaning: 'PostgreSQL (`postgres://...`); without it the embedded PGlite in `DATA_DIR`',
+  },
+  DATA_DIR: {
+    schema: text('./data', 'a directory'),
+    meaning:
+      "directory of the embedded database, its lock file and the admin socket; kept private to the service's account (0700, files 0600, loose modes fixed on start)",
+  },
+  REDIS_URL: {
+    schema: Type.Optional(
+      Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' }),
+    ),
+    meaning: 'Redis for rate limits shared by several instances; without it, in memory',
+  },
+  REDIS_KEY_PREFIX: {
+    schema: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9._:-]{1,100}$',
+        description: 'up to 100 letters, digits, ".", "_", ":" or "-"',
+      }),
+    ),
+    shown: '`partner-api:<installation id>:rl`',
+    meaning:
+      "namespace of the rate-limit counters in Redis; by default one of this installation's own (a random id its database holds), so installations sharing one Redis never share counters",
+  },
+  DOCS_URL: {
+    schema: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
+    shown: 'the local docs server, `http://127.0.0.1:3001`',
+    meaning: 'base of `doc_url` in errors (`{DOCS_URL}/errors#<code>`)',
+  },
+  DOCS_PORT: {
+    schema: Type.String({
+      pattern: '^(off|[1-9][0-9]{0,4})$',
+      default: '3001',
+      description: 'a port from 1 to 65535, or off',
+    }),
+    meaning: "port of the docs server that `serve` starts (never the API's port); `off`: none",
+  },
+  TZ_NAME: {
+    schema: text('Africa/Maputo', 'a time zone name such as Africa/Maputo'),
+    meaning: 'time zone of timestamps in responses (`+02:00`) and of bare dates in filters',
+  },
+  LOG_LEVEL: {
+    schema: oneOf(LOG_LEVELS, 'info'),
+    meaning: 'pino log level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
+  },
+  LOG_FORMAT: {
+    schema: oneOf(LOG_FORMATS, 'auto'),
+    meaning:
+      '`json` (one JSON line per entry), `pretty` (short human lines), or `auto`: pretty on a terminal, JSON otherwise',
+  },
+  TRUST_PROXY: {
+    schema: Type.Optional(
+      Type.String({ description: 'true, false, a hop count, or comma-separated addresses/CIDRs' }),
+    ),
+    shown: 'off',
+    meaning: '`true`, a hop count, or addresses/CIDRs of proxies whose `X-Forwarded-For` is believed',
+  },
+  BODY_LIMIT_BYTES: {
+    schema: positive(1024 * 1024),
+    meaning: 'largest request body; larger is `422 validation_failed`',
+  },
+  IDEMPOTENCY_LOCK_TIMEOUT_SECONDS: {
+    schema: positive(60),
+    meaning: 'after this, an in-flight request whose process died is taken over',
+  },
+  RATE_LIMIT_KEY_PER_MINUTE: {
+    schema: positive(60),
+    meaning: 'requests a minute per key',
+  },
+  RATE_LIMIT_KEY_WRITES_PER_MINUTE: {
+    schema: positive(10),
+    meaning: 'POST/PUT a minute per key',
+  },
+  RATE_LIMIT_KEY_PER_DAY: {
+    schema: positive(5000),
+    meaning: 'requests a day per key',
+  },
+  RATE_LIMIT_COMPANY_PER_MINUTE: {
+    schema: positive(120),
+    meaning: 'requests a minute per company, all keys together',
+  },
+  RATE_LIMIT_IP_PER_MINUTE: {
+    schema: positive(30),
+    meaning: 'requests a minute per client IP without a valid key',
+  },
+  WEBHOOK_RETRY_SCHEDULE: {
+    schema: text(
+      DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+      'a comma-separated list of durations such as 5s,5m,2h (units ms, s, m, h, d; each at most 30d)',
+    ),
+    meaning: 'delays before each retry of a failed webhook delivery (over 3 days)',
+  },
+  WEBHOOK_ALLOW_HTTP: {
+    schema: oneOf(['true', 'false', '1', '0'] as const, 'false'),
+    meaning: 'webhook endpoints may use plain `http` to loopback addresses (development)',
+  },
+  WEBHOOK_ALLOW_PRIVATE: {
+    schema: oneOf(['true', 'false', '1', '0'] as const, 'false'),
+    meaning: 'webhook endpoints may be on private, link-local and loopback addresses',
+  },
+  OPS_PORT: {
+    schema: Type.Optional(port({})),
+    meaning:
+      'port of the monitoring server (`/healthz`, `/readyz`, `/metrics`); without it, none. `0`: any free port',
+  },
+  OPS_HOST: {
+    schema: host('127.0.0.1'),
+    meaning:
+      'address of the monitoring server; keep it private (see [Running in production](#running-in-production))',
+  },
+  DB_STATEMENT_TIMEOUT_MS: {
+    schema: positive(DEFAULT_DATABASE_TIMEOUTS.statementTimeoutMs),
+    meaning: 'PostgreSQL `statement_timeout`: longest one statement may run',
+  },
+  DB_LOCK_TIMEOUT_MS: {
+    schema: positive(DEFAULT_DATABASE_TIMEOUTS.lockTimeoutMs),
+    meaning: 'PostgreSQL `lock_timeout`: longest a statement waits for a lock',
+  },
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: {
+    schema: positive(DEFAULT_DATABASE_TIMEOUTS.idleInTransactionTimeoutMs),
+    meaning:
+      'PostgreSQL `idle_in_transaction_session_timeout`: the server ends a transaction whose client went quiet',
+  },
+  DB_POOL_ACQUIRE_TIMEOUT_MS: {
+    schema: positive(DEFAULT_DATABASE_TIMEOUTS.poolAcquireTimeoutMs),
+    meaning: 'longest a request waits for a free connection of the pool',
+  },
+  SHUTDOWN_DRAIN_MS: {
+    schema: Type.Optional(milliseconds({})),
+    shown: '`5000` with `OPS_PORT`, else `0`',
+    meaning:
+      'after `SIGTERM`/`SIGINT`, how long the API keeps serving (every answer with `Connection: close`) while `/readyz` already says 503, so that a load balancer stops sending first',
+  },
+  SHUTDOWN_TIMEOUT_MS: {
+    schema: milliseconds({ default: DEFAULT_SHUTDOWN_TIMEOUT_MS }),
+    meaning:
+      'after the drain, longest the close may take (requests in flight, webhook attempts, pools) before the process exits anyway, with status 1',
+  },
+  REQUEST_LOG: {
+    schema: oneOf(['on', 'off'] as const, 'on'),
+    meaning:
+      '`off`: keep no record of API requests (`requests list`, `requests show` and `keys usage` then show only what was kept before; those records are still deleted after 30 days)',
+  },
+});
+
+type Schemas = { [Name in keyof typeof VARIABLES]: (typeof VARIABLES)[Name]['schema'] };
+
+function schemasOf(): Schemas {
+  const schemas: Record<string, TSchema> = {};
+  for (const [name, variable] of Object.entries(VARIABLES)) schemas[name] = variable.schema;
+  return schemas as Schemas;
+}
+
+/** The one schema env-schema applies. */
+export const ENV_SCHEMA = Type.Object(schemasOf());
+export type EnvValues = Static<typeof ENV_SCHEMA>;
+export const ENV_NAMES = Object.keys(VARIABLES) as (keyof EnvValues)[];
+
+/** The README's configuration table, made from the declarations above. */
+export function configurationTable(): string {
+  const rows = Object.entries(VARIABLES).map(([name, variable]: [string, Variable]) => {
+    const fallback = (variable.schema as { default?: unknown }).default;
+    const shown = variable.shown ?? (fallback === undefined ? '—' : `\`${String(fallback)}\``);
+    return `| \`${name}\` | ${shown} | ${variable.meaning} |`;
+  });
+  return ['| Variable | Default | Meaning |', '| --- | --- | --- |', ...rows].join('\n');
+}

@@ -2,8 +2,8 @@
 // otherwise the embedded PGlite persisted in a directory (or in memory, for tests).
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { type SQL, sql } from 'drizzle-orm';
-import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import { is, type SQL, sql } from 'drizzle-orm';
+import { drizzle as drizzleNodePg, NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
@@ -249,3 +249,8 @@ export async function queryRows<T>(db: Database, query: SQL): Promise<T[]> {
 }
 
 export { sql };
+
+/** Whether `db` is a PostgreSQL server's (sessions of many processes), not the embedded PGlite. */
+export function isPostgres(db: Database): boolean {
+  return is(db, NodePgDatabase);
+}

@@ -20,7 +20,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type CompanyContext, inTransaction } from '../context.js';
-import { type Database, databaseBusyReason, isPostgres } from '../db/client.js';
+import { type Database, isPostgres } from '../db/client.js';
+import { describeDatabaseError } from '../db/errors.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
 import { idempotencyKeys } from '../db/schema.js';
 import { ApiError, envelopeOf } from '../errors.js';
@@ -247,7 +248,7 @@ async function claim(db: Database, request: FastifyRequest, lockTimeoutSeconds: 
   try {
     return await takeOver(db, request, holder, lockTimeoutSeconds);
   } catch (error) {
-    if (databaseBusyReason(error) === 'lock_timeout') return inFlight();
+    if (describeDatabaseError(error).label === 'lock_timeout') return inFlight();
     throw error;
   }
 }

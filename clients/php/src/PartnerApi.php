@@ -29,6 +29,8 @@ final class PartnerApi
      * @param bool $pacing wait before a request that a rate limit announced by the API would refuse
      * @param (callable(RetryInfo): void)|null $onRetry called before each retry's wait
      * @param (callable(PaceInfo): void)|null $onPace called before each pacing wait
+     * @param (callable(DeprecationInfo): void)|null $onDeprecation called once per call site when an answer
+     *        says the call uses something deprecated; default: an E_USER_DEPRECATED (trigger_error)
      */
     public function __construct(
         string $apiKey,
@@ -40,6 +42,7 @@ final class PartnerApi
         bool $pacing = true,
         ?callable $onRetry = null,
         ?callable $onPace = null,
+        ?callable $onDeprecation = null,
     ) {
         if ($apiKey === '') {
             throw new \InvalidArgumentException('apiKey is required');
@@ -63,6 +66,7 @@ final class PartnerApi
             'invoicing-partner-api-php/' . self::VERSION . ' PHP/' . PHP_VERSION,
             $onRetry,
             $this->pacer,
+            new Deprecations($onDeprecation),
         );
         $this->customers = new Customers($this->transport);
         $this->products = new Products($this->transport);

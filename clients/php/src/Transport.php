@@ -36,6 +36,7 @@ final class Transport
         private readonly string $userAgent,
         private readonly mixed $onRetry,
         private readonly ?Pacer $pacer,
+        private readonly ?Deprecations $deprecations = null,
     ) {
     }
 
@@ -73,6 +74,7 @@ final class Transport
                 $answer = $this->send($method, $url, $headers, $body, $path, $attempt);
                 [$status, $answerHeaders, $text] = $answer;
                 $info = self::responseInfo($status, $answerHeaders, $attempt);
+                $this->deprecations?->notice($method, $path, $answerHeaders);
                 $this->last = $info;
                 if ($status >= 200 && $status < 300) {
                     return self::parseSuccess($status, $text, $info);

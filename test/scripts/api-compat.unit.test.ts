@@ -1,7 +1,12 @@
 // The breaking-change gate (scripts/api-compat/compare.ts) against a corpus of seeded edits of the
 // released document: every breaking edit of the policy's list is caught at a JSON path, no additive
 // edit is flagged, and today's documents (PT and EN) pass.
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { compareDocuments } from '../../scripts/api-compat/compare.js';
 
@@ -467,5 +472,34 @@ describe('npm run api:compat (scripts/api-compat/compare.ts)', () => {
     const head = structuredClone(BASELINE);
     edit(head);
     expect(compareDocuments(BASELINE, head)).toEqual([]);
+  });
+
+  it("npm run api:compat -- FILE exits 1 naming each breaking change at its JSON path, 0 on today's documents", async () => {
+    const run = promisify(execFile);
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const tsx = join(root, 'node_modules/.bin/tsx');
+    const dir = mkdtempSync(join(tmpdir(), 'api-compat-'));
+    try {
+      const head = structuredClone(BASELINE);
+      delete head.paths['/ping'];
+      schemas(head).CustomerCreate.properties.name.maxLength = 100;
+      const file = join(dir, 'openapi.json');
+      writeFileSync(file, JSON.stringify(head));
+      const failed = await run(tsx, ['scripts/api-compat.ts', file], { cwd: root }).then(
+        () => null,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed?.code).toBe(1);
+      expect(failed?.stderr).toContain("$.paths['/ping'].get: route removed: GET /ping");
+      expect(failed?.stderr).toContain(
+        '$.components.schemas.CustomerCreate.properties.name: maxLength changed from 255 to 100',
+      );
+      for (const document of ['openapi.json', 'openapi.en.json']) {
+        const passed = await run(tsx, ['scripts/api-compat.ts', document], { cwd: root });
+        expect(passed.stdout).toContain('no breaking change');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

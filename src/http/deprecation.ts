@@ -4,7 +4,7 @@
 // `Sunset` (RFC 8594, an HTTP date) and `Link: <policy>; rel="deprecation"`, and its request-log
 // record names what it used (`bin/invoicing deprecations usage` lists the keys, for support).
 // One step of the pipeline (src/http/pipeline.ts), after the body is read; it never refuses.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { API_PREFIX } from '../app-constants.js';
 import { noteDeprecatedUse } from '../request-log/capture.js';
 
@@ -79,7 +79,32 @@ export function deprecationTable(items: readonly DeprecatedItem[]): DeprecationT
 }
 
 export function installDeprecations(app: FastifyInstance, items: readonly DeprecatedItem[]): void {
-  app.decorate('deprecations', deprecationTable(items));
+  const table = deprecationTable(items);
+  app.decorate('deprecations', table);
+  if (table.size > 0) app.addHook('onRoute', (route) => markInSchema(route, table));
+}
+
+/**
+ * The route's schema says it too (OpenAPI `deprecated: true`, so the reference shows it): the route,
+ * or its query parameter. Copies, never the shared schema objects. A body field is announced on the
+ * wire and in the changelog only: bodies are shared components.
+ */
+function markInSchema(route: RouteOptions, table: DeprecationTable): void {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  for (const method of methods) {
+    const entry = table.get(`${method} ${route.url}`);
+    if (!entry) continue;
+    const schema: Record<string, unknown> = { ...(route.schema ?? {}) };
+    if (entry.route) schema.deprecated = true;
+    const query = schema.querystring as { properties?: Record<string, object> } | undefined;
+    if (entry.query.size > 0 && query?.properties) {
+      const properties = { ...query.properties };
+      for (const name of entry.query.keys())
+        if (properties[name]) properties[name] = { ...properties[name], deprecated: true };
+      schema.querystring = { ...query, properties };
+    }
+    route.schema = schema;
+  }
 }
 
 /** What this request used of the deprecated items of its route. */

@@ -3,6 +3,7 @@
 // a request that uses a deprecated route, query parameter or body field gets Deprecation (RFC
 // 9745), Sunset (RFC 8594) and Link rel="deprecation"; one that does not gets none; the request
 // log records each use, and `deprecations usage` lists the keys of each company that used them.
+import { readFileSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
@@ -66,6 +67,23 @@ describe(`deprecation headers and their record (${testStorage()})`, () => {
     expect(() =>
       deprecationTable([{ route: 'GET /ping', deprecatedAt: 'soon', sunsetAt: '2027-01-01' }]),
     ).toThrow(/deprecatedAt/);
+  });
+
+  it("the reference marks a deprecated route and query parameter (deprecated: true); today's openapi.json marks nothing", () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document, walked as plain JSON
+    const document = app.swagger() as any;
+    const prefix = Object.keys(document.paths)
+      .find((path) => path.endsWith('/products'))
+      ?.slice(0, -'/products'.length);
+    expect(document.paths[`${prefix}/products`].get.deprecated).toBe(true);
+    expect(document.paths[`${prefix}/customers`].get.deprecated).toBeUndefined();
+    const search = document.paths[`${prefix}/customers`].get.parameters.find(
+      (parameter: { name: string }) => parameter.name === 'search',
+    );
+    expect(search.deprecated ?? search.schema.deprecated).toBe(true);
+    expect(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')).not.toContain(
+      '"deprecated"',
+    );
   });
 
   it('a request that uses a deprecated query parameter gets Deprecation, Sunset and Link; one that does not, none', async () => {

@@ -267,8 +267,9 @@ class Comparison {
 
     if (base.format !== head.format)
       this.report(at, `format changed from ${base.format ?? 'none'} to ${head.format ?? 'none'}`);
-    if ('const' in base || 'const' in head) {
-      if (!same(base.const, head.const) && (request || 'const' in base))
+    // A constant appearing restricts what is sent; one changing or going away surprises a reader.
+    if (request ? 'const' in head : 'const' in base) {
+      if (!same(base.const, head.const))
         this.report(
           at,
           `constant changed from ${JSON.stringify(base.const)} to ${JSON.stringify(head.const)}`,

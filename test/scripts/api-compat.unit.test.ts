@@ -429,6 +429,13 @@ const ADDITIVE: [string, (doc: Doc) => void][] = [
   ['more items allowed', (d) => (schemas(d).InvoiceCreate.properties.items.maxItems = 500)],
   ['new value in a request enum', (d) => schemas(d).CustomerCreate.properties.type.enum.push('government')],
   ['response field more precise', (d) => (schemas(d).Customer.properties.name.maxLength = 255)],
+  [
+    'a request constant lifted',
+    (d) => {
+      const schema = d.webhooks['invoice.paid'].post.requestBody.content['application/json'].schema;
+      schema.allOf[1].properties.type.examples = ['invoice.paid'];
+    },
+  ],
   ['operation marked deprecated', (d) => (op(d, '/payments', 'get').deprecated = true)],
   ['parameters reordered', (d) => op(d, '/customers', 'get').parameters.reverse()],
   [

@@ -6,6 +6,7 @@ namespace Invoicing\PartnerApi\Tests\Unit;
 
 use Invoicing\PartnerApi\DeprecationInfo;
 use Invoicing\PartnerApi\Deprecations;
+use Invoicing\PartnerApi\PartnerApi;
 use PHPUnit\Framework\TestCase;
 
 /** Answers with Deprecation/Sunset headers are told once per call site (the compatibility policy). */
@@ -65,5 +66,49 @@ final class DeprecationsTest extends TestCase
         self::assertStringContainsString('GET /customers uses something deprecated since 2026-06-01', $messages[0][1]);
         self::assertStringContainsString('2027-12-31', $messages[0][1]);
         self::assertMatchesRegularExpression('/called at .*DeprecationsTest\.php:\d+/', $messages[0][1]);
+    }
+
+    public function testThroughTheClientOncePerCallSite(): void
+    {
+        // A free port, then `php -S` on it with the stand-in (stopped in finally).
+        $probe = stream_socket_server('tcp://127.0.0.1:0');
+        self::assertNotFalse($probe);
+        $port = (int) substr((string) strrchr((string) stream_socket_get_name($probe, false), ':'), 1);
+        fclose($probe);
+        $server = proc_open(
+            [PHP_BINARY, '-S', "127.0.0.1:{$port}", __DIR__ . '/fixtures/deprecating-api.php'],
+            [1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']],
+            $pipes,
+        );
+        self::assertIsResource($server);
+        try {
+            for ($i = 0; $i < 100 && @fsockopen('127.0.0.1', $port) === false; $i++) {
+                usleep(50_000);
+            }
+            /** @var list<DeprecationInfo> $told */
+            $told = [];
+            $api = new PartnerApi(
+                'svc_sk_live_x',
+                "http://127.0.0.1:{$port}/api/v1/partner",
+                maxRetries: 0,
+                pacing: false,
+                onDeprecation: static function (DeprecationInfo $info) use (&$told): void {
+                    $told[] = $info;
+                },
+            );
+            $line = __LINE__ + 2;
+            for ($i = 0; $i < 3; $i++) {
+                $api->customers->list(['search' => 'x']); // one call site
+            }
+            $api->customers->list(['search' => 'y']); // another
+            $api->customers->list(['type' => 'company']); // nothing deprecated
+            self::assertCount(2, $told);
+            self::assertSame(['GET', '/customers'], [$told[0]->method, $told[0]->path]);
+            self::assertSame('2027-12-31', $told[0]->sunsetAt?->format('Y-m-d'));
+            self::assertStringEndsWith('DeprecationsTest.php:' . $line, (string) $told[0]->callSite);
+        } finally {
+            proc_terminate($server);
+            proc_close($server);
+        }
     }
 }

@@ -11,6 +11,7 @@ import { createListMemory } from './db/list-memory.js';
 import { runMigrations } from './db/migrate.js';
 import { storageTargetOf } from './db/target.js';
 import { registerCompression } from './http/compression.js';
+import { DEPRECATIONS, type DeprecatedItem, installDeprecations } from './http/deprecation.js';
 import { answerClientError, registerErrorHandler } from './http/error-handler.js';
 import { pruneExpiredKeys } from './http/idempotency.js';
 import { decodableUrl, MAX_PARAM_LENGTH } from './http/path-id.js';
@@ -42,6 +43,8 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream;
   /** The request log's clock (epoch milliseconds), Date.now by default: tests move it. */
   clock?: () => number;
+  /** The deprecated routes, parameters and fields: DEPRECATIONS (none in v1) unless a test marks its own. */
+  deprecations?: readonly DeprecatedItem[];
 }
 
 export type App = FastifyInstance;
@@ -86,6 +89,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const keyCache = createKeyCache(database.db);
   app.decorate('keyCache', keyCache);
   app.decorate('listMemory', createListMemory());
+  installDeprecations(app, options.deprecations ?? DEPRECATIONS);
   const stopListening = await database.listen('api_keys_changed', () => keyCache.clear());
   app.addHook('onClose', async () => {
     await stopListening();

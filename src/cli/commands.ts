@@ -354,6 +354,31 @@ export const COMMANDS: readonly Command[] = [
 
   // ---- requests list, requests show: the request log (src/cli/requests.ts) ----
   ...REQUEST_COMMANDS,
+
+  command({
+    name: 'deprecations usage',
+    summary: 'which keys of which companies used a deprecated route, parameter or field, last 30 days',
+    usage: '',
+    help: 'From the request log (src/http/deprecation.ts marks the items; none in v1). Reach these companies before the sunset.',
+    options: {},
+    operation: 'deprecations.usage',
+    args: () => ({}),
+    text: (usage) =>
+      usage.uses.length === 0
+        ? `No request used a deprecated item in the last ${usage.days} days.`
+        : [
+            `Deprecated items used in the last ${usage.days} days:`,
+            table(usage.uses, [
+              ['ITEM', 'item'],
+              ['COMPANY', 'company_id'],
+              ['NAME', 'company_name'],
+              ['KEY', 'api_key_id'],
+              ['PREFIX', 'api_key'],
+              ['REQUESTS', 'requests'],
+              ['LAST USED', 'last_used_at'],
+            ]),
+          ].join('\n'),
+  }),
 ];
 
 export const SERVE_HELP = `Usage: bin/invoicing serve [--demo] [--json]

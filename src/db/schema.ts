@@ -754,6 +754,8 @@ export const requestLog = pgTable(
     durationUs: integer('duration_us').notNull(),
     /** The client's address (as TRUST_PROXY reads it). */
     clientIp: text('client_ip').notNull(),
+    /** The deprecated items the request used (src/http/deprecation.ts), e.g. `GET /customers?search`. */
+    deprecatedUse: jsonb('deprecated_use').$type<string[]>(),
   },
   (t) => [
     index('request_log_request_id_idx').on(t.requestId),
@@ -763,5 +765,7 @@ export const requestLog = pgTable(
     // `requests list --status 4xx|5xx|429`: a company's refused and failed requests only.
     index('request_log_company_errors_idx').on(t.companyId, t.at).where(sql`${t.status} >= 400`),
     index('request_log_at_idx').on(t.at),
+    // `deprecations usage`: the few requests that used a deprecated item, by time.
+    index('request_log_deprecated_at_idx').on(t.at).where(sql`${t.deprecatedUse} is not null`),
   ],
 );

@@ -32,7 +32,18 @@ const GUIDES = [
   { source: 'en/webhooks.md', target: 'en/webhooks.html', lang: 'en' },
   { source: 'pt/mcp.md', target: 'pt/mcp.html', lang: 'pt' },
   { source: 'en/mcp.md', target: 'en/mcp.html', lang: 'en' },
+  { source: 'pt/compatibilidade.md', target: 'pt/compatibilidade.html', lang: 'pt' },
+  { source: 'en/compatibility.md', target: 'en/compatibility.html', lang: 'en' },
 ] as const;
+
+/** The changelogs (Keep a Changelog, in English) of the API and of each client: file, page. */
+const CHANGELOGS = [
+  ['CHANGELOG.md', 'changelog/api.html'],
+  ['clients/typescript/CHANGELOG.md', 'changelog/typescript.html'],
+  ['clients/php/CHANGELOG.md', 'changelog/php.html'],
+  ['clients/python/CHANGELOG.md', 'changelog/python.html'],
+  ['clients/mcp/CHANGELOG.md', 'changelog/mcp.html'],
+].map(([source, target]) => ({ source: join(ROOT, source as string), target: target as string }));
 
 /** The reference in each language: its document, its page, its title. */
 const REFERENCES = [
@@ -65,6 +76,7 @@ export async function docsFingerprint(docsUrl: string): Promise<string> {
     OPENAPI_EN,
     ...(await filesUnder(DOCS_SOURCE)),
     ...(await filesUnder(SAMPLES)),
+    ...CHANGELOGS.map((changelog) => changelog.source),
     // Its `openapi:` section configures Redoc (the code samples' languages).
     join(ROOT, 'redocly.yaml'),
     ...(await filesUnder(join(ROOT, 'src/docs'))),
@@ -155,6 +167,9 @@ export async function buildDocs(docsUrl: string, outDir = DOCS_DIST): Promise<Bu
           guide.target,
           guidePage(await readFile(join(DOCS_SOURCE, guide.source), 'utf8'), guide.lang),
         ),
+      ),
+      ...CHANGELOGS.map(async (changelog) =>
+        writePage(temporary, changelog.target, guidePage(await readFile(changelog.source, 'utf8'), 'en')),
       ),
     ]);
     await writeFile(

@@ -257,6 +257,7 @@ export function homePage(): string {
 <tr><td><a href="pt/webhooks">Webhooks</a>: os eventos, verificar a assinatura, repetições, ordem e duplicados, a causa de um evento</td><td><a href="en/webhooks">Webhooks</a>: the events, verifying the signature, retries, ordering and duplicates, the cause of an event</td></tr>
 <tr><td><a href="pt/referencia">Referência da API</a>: as 14 rotas e os eventos, com exemplos em curl, TypeScript, PHP e Python (Redoc)</td><td><a href="en/reference">API reference</a>: the 14 routes and the events, with samples in curl, TypeScript, PHP and Python (Redoc)</td></tr>
 <tr><td><a href="pt/mcp">Assistentes de IA (MCP)</a>: o servidor MCP oficial, as ferramentas e o modelo de segurança</td><td><a href="en/mcp">AI assistants (MCP)</a>: the official MCP server, its tools and its safety model</td></tr>
+<tr><td><a href="pt/compatibilidade">Compatibilidade</a>: o que nunca muda na v1, avisos de descontinuação, prazos; registos de alterações da <a href="changelog/api">API</a> e dos clientes</td><td><a href="en/compatibility">Compatibility</a>: what never changes in v1, deprecation notices, notice periods; changelogs of the <a href="changelog/api">API</a> and the clients</td></tr>
 <tr><td colspan="2"><a href="errors">Catálogo de erros · Error catalog</a> — os 15 códigos · the 15 codes</td></tr>
 <tr><td><a href="openapi.json">openapi.json</a> — OpenAPI 3.1, em português</td><td><a href="en/openapi.json">en/openapi.json</a> — OpenAPI 3.1, in English</td></tr>
 </tbody>

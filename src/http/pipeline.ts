@@ -14,6 +14,7 @@ import {
   requireScope,
 } from './access.js';
 import { registerBodyParsers } from './body.js';
+import { announceDeprecation } from './deprecation.js';
 import { replayOrRefuseDuplicate, requireIdempotencyKey } from './idempotency.js';
 import { checkBody, checkQuery } from './input-checks.js';
 import { checkPathId } from './path-id.js';
@@ -51,6 +52,7 @@ export function installPipeline(api: FastifyInstance): void {
     runSteps([
       checkQuery, // 10. query: 422 invalid_query_parameter
       checkBody, // 10. body: 422 validation_failed
+      announceDeprecation, // a deprecated route, parameter or field used: Deprecation, Sunset, Link (never refuses)
     ]),
   );
 }

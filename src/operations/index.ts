@@ -42,6 +42,7 @@ import {
   sinceArg,
   textArg,
 } from './define.js';
+import { deprecationOperations } from './deprecations.js';
 import { ArgumentError, OperationError } from './errors.js';
 import { createGlobalCustomer } from './global-customers.js';
 import {
@@ -273,6 +274,7 @@ export const operations = {
   ...webhookOperations,
   ...backupOperations,
   ...requestOperations,
+  ...deprecationOperations,
 };
 
 export type OperationName = keyof typeof operations;

@@ -27,6 +27,14 @@ export function noteRefusedKey(request: FastifyRequest, key: KnownKey): void {
   refusedKeys.set(request, key);
 }
 
+/** Requests that used deprecated items (src/http/deprecation.ts): which ones, for the record. */
+const deprecatedUses = new WeakMap<FastifyRequest, string[]>();
+
+/** The request used these deprecated items: its record keeps them (`deprecations usage`). */
+export function noteDeprecatedUse(request: FastifyRequest, items: string[]): void {
+  deprecatedUses.set(request, items);
+}
+
 /**
  * The Idempotency-Key as sent, also one the contract refuses (support sees what came), if it is
  * printable text of at most 191 characters (the contract's longest); anything else is not kept.
@@ -65,5 +73,6 @@ export function logRequest(
     durationUs: Math.round(elapsedMs * 1000),
     // (none when the client went away before the answer was done)
     clientIp: request.ip ?? '',
+    deprecatedUse: deprecatedUses.get(request) ?? null,
   });
 }

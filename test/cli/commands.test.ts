@@ -645,6 +645,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
       { timeout: 15_000, interval: 200 },
     );
     await json(['requests', 'show', logged.body.data.request_id], ['request', 'record', 'events']);
+    await json(['deprecations', 'usage'], ['days', 'uses']);
     await json(['keys', 'revoke', String(newKey.id)], ['id', 'revoked_at']);
     await json(['audit', '--limit', '3'], ['entries']);
     // backup copies the embedded database (PostgreSQL has pg_dump); restore needs it stopped:

@@ -106,6 +106,7 @@ const BAD_ARGUMENTS: Record<string, string[][]> = {
     ['--company', '1', '--limit', '0'],
   ],
   'requests show': [['nope'], ['req_123'], []],
+  'deprecations usage': [['extra'], ['--bogus']],
 };
 
 describe('every operator command', () => {

@@ -49,6 +49,8 @@ const OPERATOR_COMMANDS = [
   'requests show',
   'keys usage',
   'keys roll',
+  // issue 33: who still uses a deprecated route, parameter or field
+  'deprecations usage',
 ];
 
 describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {

@@ -189,4 +189,21 @@ describe.runIf(testStorage() === 'pglite')('docs in a browser', () => {
     expect(outside).toEqual([]);
     await page.close();
   });
+
+  it('opens the compatibility policy from the guide, and the API changelog from the policy', async () => {
+    const { page, problems, outside } = await watchedPage();
+    await page.goto(`${docsUrl}pt/`, { waitUntil: 'networkidle' });
+    await page.locator('a[href="compatibilidade"]').first().click();
+    await page.waitForURL(/\/pt\/compatibilidade$/);
+    expect(await page.locator('h1').innerText()).toContain('Política de compatibilidade');
+    expect(await page.locator('#cabecalhos-de-descontinuacao').isVisible()).toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-compatibility.png') });
+    await page.locator('a[href="../changelog/api"]').first().click();
+    await page.waitForURL(/\/changelog\/api$/);
+    expect(await page.locator('h1').innerText()).toContain('Changelog');
+    expect(await page.getByText('Unreleased').first().isVisible()).toBe(true);
+    expect(problems).toEqual([]);
+    expect(outside).toEqual([]);
+    await page.close();
+  });
 });

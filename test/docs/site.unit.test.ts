@@ -206,6 +206,40 @@ describe('docs site', () => {
     expect((await fetch(`${server.url}/errors`, { method: 'POST' })).status).toBe(405);
   });
 
+  it('has the compatibility policy in Portuguese and English, linked from the guides and the home page, and the changelogs of the API and the clients', async () => {
+    const home = await (await get('/')).text();
+    for (const href of ['pt/compatibilidade', 'en/compatibility', 'changelog/api'])
+      expect(home).toContain(`href="${href}"`);
+    expect(await (await get('/pt/')).text()).toContain('href="compatibilidade"');
+    expect(await (await get('/en/')).text()).toContain('href="compatibility"');
+    const pt = await (await get('/pt/compatibilidade')).text();
+    const en = await (await get('/en/compatibility')).text();
+    for (const anchor of [
+      'o-que-nunca-muda-dentro-da-v1',
+      'cabecalhos-de-descontinuacao',
+      'prazo-de-aviso',
+      'quanto-tempo-vive-a-v1',
+    ])
+      expect(pt).toContain(`id="${anchor}"`);
+    for (const anchor of [
+      'what-never-changes-within-v1',
+      'deprecation-headers',
+      'notice-period',
+      'how-long-v1-lives',
+    ])
+      expect(en).toContain(`id="${anchor}"`);
+    expect(en).toContain('<strong>12 months</strong>');
+    expect(en).toContain('<strong>24 months</strong>');
+    for (const name of ['api', 'typescript', 'php', 'python', 'mcp']) {
+      expect(pt).toContain(`href="../changelog/${name}"`);
+      const changelog = await get(`/changelog/${name}`);
+      expect(changelog.status, name).toBe(200);
+      const html = await changelog.text();
+      expect(html).toContain('Keep a Changelog');
+      expect(html).toMatch(/<h2 id="1-0-0-2026-11-2\d">/);
+    }
+  });
+
   it('knows when a build is current: another docs URL or changed sources rebuild', async () => {
     expect(await isCurrent(DOCS_URL, dir)).toBe(true);
     expect(await isCurrent('https://docs.example.co.mz', dir)).toBe(false);

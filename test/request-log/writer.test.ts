@@ -83,6 +83,7 @@ describe(`request log (${testStorage()})`, () => {
       replayed: false,
       durationUs: expect.any(Number),
       clientIp: '127.0.0.1',
+      deprecatedUse: null,
     });
     expect(Math.abs((row?.at.getTime() ?? 0) - Date.now())).toBeLessThan(60_000);
     expect(row?.durationUs).toBeGreaterThan(0);

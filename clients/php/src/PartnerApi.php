@@ -30,6 +30,8 @@ final class PartnerApi
      * @param (callable(RetryInfo): void)|null $onRetry called before each retry's wait
      * @param (callable(PaceInfo): void)|null $onPace called before each pacing wait
      * @param float $retryBudget seconds a call may wait between its attempts in total (60: a database failover is outlasted)
+     * @param (callable(DeprecationInfo): void)|null $onDeprecation called once per call site when an answer
+     *        says the call uses something deprecated; default: an E_USER_DEPRECATED (trigger_error)
      */
     public function __construct(
         string $apiKey,
@@ -42,6 +44,7 @@ final class PartnerApi
         ?callable $onRetry = null,
         ?callable $onPace = null,
         float $retryBudget = Transport::DEFAULT_RETRY_BUDGET,
+        ?callable $onDeprecation = null,
     ) {
         if ($apiKey === '') {
             throw new \InvalidArgumentException('apiKey is required');
@@ -66,6 +69,7 @@ final class PartnerApi
             $onRetry,
             $this->pacer,
             $retryBudget,
+            deprecations: new Deprecations($onDeprecation),
         );
         $this->customers = new Customers($this->transport);
         $this->products = new Products($this->transport);

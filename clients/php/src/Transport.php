@@ -48,6 +48,7 @@ final class Transport
         private readonly ?Pacer $pacer,
         private readonly float $retryBudget = self::DEFAULT_RETRY_BUDGET,
         private readonly ?\Closure $sleep = null,
+        private readonly ?Deprecations $deprecations = null,
     ) {
     }
 
@@ -86,6 +87,7 @@ final class Transport
                 $answer = $this->send($method, $url, $headers, $body, $path, $attempt);
                 [$status, $answerHeaders, $text] = $answer;
                 $info = self::responseInfo($status, $answerHeaders, $attempt);
+                $this->deprecations?->notice($method, $path, $answerHeaders);
                 $this->last = $info;
                 if ($status >= 200 && $status < 300) {
                     return self::parseSuccess($status, $text, $info);

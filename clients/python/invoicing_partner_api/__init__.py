@@ -5,6 +5,7 @@ the API's rate limits, auto-paging, typed errors, exact money (Decimal or decima
 verification and a NUIT helper.
 """
 
+from ._deprecation import DeprecationInfo, PartnerApiDeprecationWarning, read_deprecation
 from ._pacing import PaceInfo, RateLimitState
 from ._transport import RetryInfo
 from .client import (
@@ -24,9 +25,11 @@ from .webhooks import WebhookVerificationError, verify_webhook
 __all__ = [
     "ERROR_CODES",
     "Customers",
+    "DeprecationInfo",
     "Invoices",
     "PaceInfo",
     "PartnerApi",
+    "PartnerApiDeprecationWarning",
     "PartnerApiError",
     "PartnerApiNetworkError",
     "Payments",
@@ -42,6 +45,7 @@ __all__ = [
     "format_nuit",
     "is_valid_nuit",
     "nuit_check_digit",
+    "read_deprecation",
     "response_of",
     "verify_webhook",
 ]

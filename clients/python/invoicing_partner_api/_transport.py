@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
+from ._deprecation import Deprecations
 from ._pacing import READ, WRITE, Pacer
 from .errors import ERROR_CODES, PartnerApiError, PartnerApiNetworkError, RateLimitInfo, Response
 
@@ -79,6 +80,7 @@ class Transport:
         opener: urllib.request.OpenerDirector,
         rand: Callable[[], float] = random.random,
         sleep: Callable[[float], None] = time.sleep,
+        deprecations: Optional[Deprecations] = None,
     ) -> None:
         self._api_key = api_key
         self._base_url = base_url.rstrip("/")
@@ -93,6 +95,7 @@ class Transport:
         self._opener = opener
         self._random = rand
         self._sleep = sleep
+        self._deprecations = deprecations
 
     def call(
         self,
@@ -129,6 +132,8 @@ class Transport:
                 failure = error
             else:
                 info = _response_info(status, answer_headers, attempt)
+                if self._deprecations is not None:
+                    self._deprecations.notice(method, path, answer_headers)
                 if 200 <= status < 300:
                     return _parse_success(status, text, info), info
                 error = _api_error(status, text, info)

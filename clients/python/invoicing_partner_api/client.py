@@ -7,6 +7,7 @@ import urllib.request
 import uuid
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 
+from ._deprecation import DeprecationInfo, Deprecations
 from ._json import IsMoney, encode_json, invoice_money, no_money, product_money
 from ._pacing import Pacer, PaceInfo, RateLimitState
 from ._transport import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, RetryInfo, Transport
@@ -147,6 +148,7 @@ class PartnerApi:
         on_retry: Optional[Callable[[RetryInfo], None]] = None,
         on_pace: Optional[Callable[[PaceInfo], None]] = None,
         opener: Optional[urllib.request.OpenerDirector] = None,
+        on_deprecation: Optional[Callable[[DeprecationInfo], None]] = None,
     ) -> None:
         if not isinstance(api_key, str) or not api_key:
             raise TypeError("api_key is required")
@@ -174,6 +176,8 @@ class PartnerApi:
             on_retry=on_retry,
             pacer=self._pacer,
             opener=opener if opener is not None else urllib.request.build_opener(),
+            # Answers that say the call uses something deprecated: once per call site.
+            deprecations=Deprecations(on_deprecation),
         )
         self._transport = transport
         self.customers = Customers(transport)

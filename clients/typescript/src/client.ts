@@ -1,4 +1,5 @@
 // PartnerApi: one object per partner key, with a resource per collection.
+import { type DeprecationInfo, watchDeprecations } from './deprecation.js';
 import { DECIMAL_FIELDS, encodeJson, type JsonPath } from './json.js';
 import { type PaceInfo, Pacer, type RateLimitState } from './pacing.js';
 import {
@@ -60,6 +61,11 @@ export interface PartnerApiOptions {
   pacing?: boolean;
   /** Called before each such wait. */
   onPace?: (info: PaceInfo) => void;
+  /**
+   * Called, once per call site, when the API answers that the call uses something deprecated
+   * (`Deprecation`/`Sunset` headers). Default: a process warning (DeprecationWarning).
+   */
+  onDeprecation?: (info: DeprecationInfo) => void;
 }
 
 /** Options of a read. */
@@ -130,7 +136,11 @@ export class PartnerApi {
       maxRetryWaitMs,
       retryBudgetMs: nonNegative('retryBudgetMs', options.retryBudgetMs, DEFAULT_RETRY_BUDGET_MS),
       // The platform's fetch is looked up on each call, so a fetch installed later is used too.
-      fetch: options.fetch ?? ((url, init) => platform.fetch!(url, init)),
+      fetch: watchDeprecations(
+        options.fetch ?? ((url, init) => platform.fetch!(url, init)),
+        options.baseUrl,
+        options.onDeprecation,
+      ),
       userAgent: `invoicing-partner-api-typescript/${VERSION}`,
       onRetry: options.onRetry,
       pacer: this.pacer,

@@ -11,6 +11,7 @@ export {
   VERSION,
   type WriteOptions,
 } from './client.js';
+export { type DeprecationInfo, deprecationOf } from './deprecation.js';
 export { ERROR_CODES, PartnerApiError, PartnerApiNetworkError, type RateLimitInfo } from './errors.js';
 export { compactNuit, formatNuit, isValidNuit, nuitCheckDigit } from './nuit.js';
 export type { PaceInfo, RateLimitState, RequestKind } from './pacing.js';

@@ -1,0 +1,2 @@
+ALTER TABLE "request_log" ADD COLUMN "deprecated_use" jsonb;--> statement-breakpoint
+CREATE INDEX "request_log_deprecated_at_idx" ON "request_log" USING btree ("at") WHERE "request_log"."deprecated_use" is not null;

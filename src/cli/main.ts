@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config-error.js';
+import { describeDatabaseError } from '../db/errors.js';
 import type { RawArgs } from '../operations/define.js';
 import { ArgumentError, OperationError } from '../operations/errors.js';
 import type { OperationName } from '../operations/index.js';
@@ -226,46 +227,18 @@ async function dispatch(argv: string[], io: Io): Promise<number | 'serving'> {
 
 // ---- failures ----
 
-const CONNECTION_CODES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  ETIMEDOUT: 'connection timed out',
-  ECONNRESET: 'connection reset',
-  EHOSTUNREACH: 'host unreachable',
-};
-const POSTGRES_CODES: Record<string, string> = {
-  '3D000': 'the database does not exist',
-  '28P01': 'authentication failed',
-  '28000': 'authentication failed',
-  '57P03': 'the database is starting up',
-  '53300': 'too many connections',
-};
-
 /** A short, safe explanation for well-known environment failures (never SQL, never secrets). */
 function knownFailure(error: unknown): string | null {
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [error];
-  while (queue.length > 0) {
-    const current = queue.shift();
-    if (typeof current !== 'object' || current === null || seen.has(current)) continue;
-    seen.add(current);
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') {
-      if (CONNECTION_CODES[code]) return `cannot reach the database: ${CONNECTION_CODES[code]}`;
-      if (POSTGRES_CODES[code]) return `database error: ${POSTGRES_CODES[code]}`;
-      if (code === '42P01') return 'the database has no tables yet: run bin/invoicing migrate';
-    }
-    queue.push((current as { cause?: unknown }).cause);
-    const nested = (current as { errors?: unknown }).errors;
-    if (Array.isArray(nested)) queue.push(...nested);
-  }
+  const verdict = describeDatabaseError(error);
+  if (verdict.label === 'not_migrated') return 'the database has no tables yet: run bin/invoicing migrate';
+  if (verdict.kind === 'unavailable') return `cannot reach the database: ${verdict.reason}`;
+  if (verdict.kind === 'setup' || verdict.kind === 'retryable') return `database error: ${verdict.reason}`;
   return null;
 }
 
 type FailureKind = 'usage' | 'refused' | 'configuration' | 'start' | 'server' | 'environment' | 'unexpected';
 
-interface Failure {
+export interface CliFailure {
   kind: FailureKind;
   message: string;
   status: number;
@@ -274,7 +247,7 @@ interface Failure {
   stack?: string;
 }
 
-function failureOf(error: unknown, debug: boolean): Failure {
+export function describeCliFailure(error: unknown, debug: boolean): CliFailure {
   if (error instanceof UsageError) {
     const command = findCommand(error.helpCommand.split(' '));
     return {
@@ -304,7 +277,7 @@ function failureOf(error: unknown, debug: boolean): Failure {
 
 function report(error: unknown, argv: readonly string[], io: Io): number {
   const debug = argv.includes('--debug');
-  const failure = failureOf(error, debug);
+  const failure = describeCliFailure(error, debug);
   if (argv.includes('--json')) {
     const { status, ...rest } = failure;
     io.err(JSON.stringify({ error: { ...rest, exit_status: status } }));

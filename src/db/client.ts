@@ -2,13 +2,14 @@
 // otherwise the embedded PGlite persisted in a directory (or in memory, for tests).
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { type SQL, sql } from 'drizzle-orm';
-import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import { is, type SQL, sql } from 'drizzle-orm';
+import { drizzle as drizzleNodePg, NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from '../config.js';
 import { createPrivateDir, restrictDataDir } from './data-dir.js';
+import { describeDatabaseError } from './errors.js';
 import { withDrizzleParsers } from './pglite-parsers.js';
 import { attachReadCache, createReadCache, trackWrites, WriteTracker } from './read-cache.js';
 import * as schema from './schema.js';
@@ -74,12 +75,22 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
       lock_timeout: timeouts.lockTimeoutMs,
       idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
       connectionTimeoutMillis: timeouts.poolAcquireTimeoutMs,
+      // A server that vanished without closing the connection (its machine gone) is noticed.
+      keepAlive: true,
     });
     // A broken idle connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     // Nor one that breaks while checked out (PostgreSQL restarted between two queries of a
     // transaction): the holder's next query fails, and the pool drops the client on release.
-    pool.on('connect', (client) => client.on('error', () => {}));
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+      watchForLostServer(client);
+    });
+    // A connection that met a server gone or no longer the primary is closed on release, never
+    // reused: after a failover every new connection leads where the URL leads now.
+    pool.on('release', (_error, client) => {
+      if (lostServer.has(client)) client.end().catch(() => {});
+    });
     const db = drizzleNodePg({ client: pool, schema }) as unknown as Database;
     const url = new URL(target.url);
     return {
@@ -130,16 +141,53 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
   };
 }
 
+/** Pooled connections that met a server gone, going, or no longer the primary (src/db/errors.ts). */
+const lostServer = new WeakSet<pg.PoolClient>();
+
+/**
+ * Marks `client` lost when one of its queries fails because of its server (read-only after a
+ * failover, shut down, connection cut). The pool drops a client whose connection broke by itself;
+ * one whose server answers but is no longer the primary only this tells apart. Every form of
+ * `query` goes through (promise or callback); the caller still gets the error.
+ */
+function watchForLostServer(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const judge = (error: unknown) => {
+    if (error && describeDatabaseError(error).dropConnection) lostServer.add(client);
+  };
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const callback = args.at(-1);
+    if (typeof callback === 'function') {
+      args[args.length - 1] = (error: unknown, ...rest: unknown[]) => {
+        judge(error);
+        return callback(error, ...rest);
+      };
+      return query(...args);
+    }
+    const result = query(...args);
+    if (result instanceof Promise) result.catch(judge);
+    return result;
+  };
+}
+
 /** Every company's data version, as one text: equal texts, no change to the versioned tables. */
 const DATA_VERSIONS_STATE = `select coalesce(string_agg(company_id || ':' || version, ',' order by company_id), '') as versions
   from data_versions`;
 
-const RECONNECT_DELAY_MS = 1000;
+/** Reconnection delays of the LISTEN connection: doubling from the first, never above the last. */
+const RECONNECT_FIRST_DELAY_MS = 250;
+const RECONNECT_MAX_DELAY_MS = 2000;
 const LISTEN_CONNECT_TIMEOUT_MS = 5000;
+/** How often the LISTEN connection is asked a question, and how long it may take to answer. */
+const LISTEN_HEARTBEAT_MS = 5000;
+const LISTEN_HEARTBEAT_TIMEOUT_MS = 3000;
 
 /**
- * LISTEN on a connection of its own (outside the pool), reconnecting after a second when it is
- * lost. Every (re)connection counts as a notification: what was sent during the gap is not lost.
+ * LISTEN on a connection of its own (outside the pool), reconnecting with a bounded backoff when
+ * it is lost (a failover: to wherever the URL leads now). Every (re)connection and every loss
+ * counts as a notification: what was sent during the gap is not lost. A heartbeat notices a
+ * server that vanished without closing the connection (or a connection left on a server that is
+ * no longer the primary, where no notification would ever come).
  */
 async function listenOnPostgres(
   url: string,
@@ -150,24 +198,41 @@ async function listenOnPostgres(
   let stopped = false;
   let current: pg.Client | null = null;
   let retry: NodeJS.Timeout | undefined;
+  let delay = RECONNECT_FIRST_DELAY_MS;
   const reconnectLater = () => {
     if (stopped || retry) return;
     retry = setTimeout(() => {
       retry = undefined;
       void connect();
-    }, RECONNECT_DELAY_MS);
+    }, delay);
     retry.unref();
+    delay = Math.min(delay * 2, RECONNECT_MAX_DELAY_MS);
   };
+  const heartbeat = setInterval(() => {
+    const client = current;
+    if (!client || stopped) return;
+    // A failed or late answer ends the connection: 'end' reconnects.
+    client
+      .query<{ replica: boolean }>('select pg_is_in_recovery() as replica')
+      .then((result) => {
+        if (result.rows[0]?.replica) throw new Error('not the primary');
+      })
+      .catch(() => client.end().catch(() => {}));
+  }, LISTEN_HEARTBEAT_MS);
+  heartbeat.unref();
   const connect = async () => {
     // Bounded like every other wait: an unreachable server is retried, not waited on.
     const client = new pg.Client({
       connectionString: url,
       connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS,
+      query_timeout: LISTEN_HEARTBEAT_TIMEOUT_MS,
+      keepAlive: true,
     });
-    current = client;
+    let listening = false;
     client.on('error', () => {});
     client.on('end', () => {
       if (current === client) current = null;
+      if (!listening) return;
       onNotify();
       reconnectLater();
     });
@@ -175,6 +240,13 @@ async function listenOnPostgres(
     try {
       await client.connect();
       await client.query(`LISTEN "${channel}"`);
+      if (stopped) {
+        await client.end();
+        return;
+      }
+      listening = true;
+      current = client;
+      delay = RECONNECT_FIRST_DELAY_MS;
       onNotify();
     } catch {
       await client.end().catch(() => {});
@@ -185,61 +257,9 @@ async function listenOnPostgres(
   return async () => {
     stopped = true;
     clearTimeout(retry);
+    clearInterval(heartbeat);
     await current?.end().catch(() => {});
   };
-}
-
-/**
- * Why the database could not serve a request just now, or null for any other failure: a bounded
- * wait that expired, or the server unreachable for a moment (restarting, failing over, ending
- * sessions). Either way nothing was committed that the answer would hide: a retry with the same
- * Idempotency-Key is safe, so the request answers 503 with Retry-After, never 500.
- */
-export type DatabaseBusy =
-  | 'lock_timeout'
-  | 'statement_timeout'
-  | 'pool_timeout'
-  | 'transaction_ended'
-  | 'unavailable';
-
-const BUSY_CODES: Record<string, DatabaseBusy> = {
-  '55P03': 'lock_timeout', // lock_not_available: lock_timeout or NOWAIT
-  '57014': 'statement_timeout', // query_canceled
-  '25P03': 'transaction_ended', // idle_in_transaction_session_timeout
-  '57P01': 'unavailable', // admin_shutdown: the server is stopping, or ended this session
-  '57P02': 'unavailable', // crash_shutdown
-  '57P03': 'unavailable', // cannot_connect_now: starting up or shutting down
-  '53300': 'unavailable', // too_many_connections
-  '08000': 'unavailable', // connection_exception
-  '08001': 'unavailable', // sqlclient_unable_to_establish_sqlconnection
-  '08003': 'unavailable', // connection_does_not_exist
-  '08006': 'unavailable', // connection_failure
-  ECONNREFUSED: 'unavailable',
-  ECONNRESET: 'unavailable',
-  EPIPE: 'unavailable',
-  ETIMEDOUT: 'unavailable',
-};
-
-/** node-postgres's own messages when a connection is lost or cannot be made in time. */
-const BUSY_MESSAGES: Record<string, DatabaseBusy> = {
-  'timeout exceeded when trying to connect': 'pool_timeout',
-  'Connection terminated unexpectedly': 'unavailable',
-  'Connection terminated': 'unavailable',
-  'Connection terminated due to connection timeout': 'unavailable',
-  'Client has encountered a connection error and is not queryable': 'unavailable',
-};
-
-/** Walks the cause chain (drizzle wraps driver errors) looking for a reason above. */
-export function databaseBusyReason(error: unknown): DatabaseBusy | null {
-  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
-    const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
-    const reason =
-      (typeof candidate.code === 'string' ? BUSY_CODES[candidate.code] : undefined) ??
-      (typeof candidate.message === 'string' ? BUSY_MESSAGES[candidate.message] : undefined);
-    if (reason) return reason;
-    current = candidate.cause;
-  }
-  return null;
 }
 
 /** Rows of a raw `db.execute(sql...)`, whichever driver answered. */
@@ -249,3 +269,8 @@ export async function queryRows<T>(db: Database, query: SQL): Promise<T[]> {
 }
 
 export { sql };
+
+/** Whether `db` is a PostgreSQL server's (sessions of many processes), not the embedded PGlite. */
+export function isPostgres(db: Database): boolean {
+  return is(db, NodePgDatabase);
+}

@@ -427,6 +427,14 @@ export const idempotencyKeys = pgTable(
     state: text('state', { enum: ['in_flight', 'completed'] }).notNull(),
     /** Random token of the request that holds the claim; a takeover replaces it. */
     holder: text('holder').notNull(),
+    /**
+     * The database session of the holder (PostgreSQL only; null on the embedded database): its
+     * backend pid and the server's identity (system identifier @ start time). A claim whose session
+     * is gone (the pid no longer runs, or another server answers now: a failover or a restart) is
+     * taken over at once instead of after the lock timeout.
+     */
+    holderPid: integer('holder_pid'),
+    holderServer: text('holder_server'),
     lockedAt: timestamp('locked_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     responseStatus: integer('response_status'),
     responseBody: text('response_body'),

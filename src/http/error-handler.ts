@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { databaseBusyReason } from '../db/client.js';
+import { describeDatabaseError } from '../db/errors.js';
 import { ApiError, envelopeOf } from '../errors.js';
 import { bodyValidationError, queryValidationError } from './validation.js';
 
@@ -93,9 +93,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
       if (apiError.statusCode >= 500) request.log.error({ err: loggableError(error) }, 'api error');
       return sendApiError(reply, request, apiError, app.config.docsUrl);
     }
-    const busy = databaseBusyReason(error);
-    if (busy) {
-      request.log.warn({ reason: busy, err: loggableError(error) }, 'database busy: bounded wait expired');
+    const database = describeDatabaseError(error);
+    if (database.retryable) {
+      request.log.warn(
+        { reason: database.label, err: loggableError(error) },
+        `database ${database.kind}: ${database.reason}`,
+      );
       return sendGeneric(reply.header('Retry-After', BUSY_RETRY_AFTER_SECONDS), 503);
     }
     const status =

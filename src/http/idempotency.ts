@@ -9,7 +9,8 @@
 // 3. In the handler, `runIdempotentWrite` claims the key in its own committed statement, then
 //    runs the business write and stores the response in ONE transaction that also holds the
 //    claim's row lock. A claim whose holder died (its transaction aborted with it) is taken over
-//    once `locked_at` is older than the lock timeout. A 422 or an internal failure stores nothing.
+//    once `locked_at` is older than the lock timeout, or at once when the holder's database
+//    session is known to be gone (see `SESSION_GONE`). A 422 or an internal failure stores nothing.
 //    The claim never waits for that row lock (NOWAIT): while any transaction holds it, even one
 //    of a frozen instance, the answer is 409 in flight at once; the database itself ends a
 //    frozen holder's transaction (idle_in_transaction_session_timeout, src/db/client.ts).
@@ -19,7 +20,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type CompanyContext, inTransaction } from '../context.js';
-import { type Database, databaseBusyReason } from '../db/client.js';
+import { type Database, isPostgres } from '../db/client.js';
+import { describeDatabaseError } from '../db/errors.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
 import { idempotencyKeys } from '../db/schema.js';
 import { ApiError, envelopeOf } from '../errors.js';
@@ -98,12 +100,37 @@ function verdictOn(record: FoundRecord, requestHash: string): ApiError | 'replay
 
 const value = sql.placeholder;
 
+/**
+ * Which server answers: its system identifier (a physical replica shares its primary's) and its
+ * start time (a promoted replica, or a restarted server, has another one).
+ */
+const SERVER_IDENTITY = sql`(select system_identifier::text || '@' || pg_postmaster_start_time()::text
+  from pg_control_system())`;
+
+/**
+ * The session that holds a claim, recorded on PostgreSQL only (`track`): the embedded database is
+ * one process, whose claims die with it, and it keeps the lock-timeout rule alone.
+ */
+const HOLDER_PID = sql`case when ${value('track')}::boolean then pg_backend_pid() end`;
+const HOLDER_SERVER = sql`case when ${value('track')}::boolean then ${SERVER_IDENTITY} end`;
+
+/**
+ * The holder's database session is gone: another server answers now (the primary failed over or
+ * restarted), or its backend no longer runs on this one (its instance was killed, or the session
+ * ended). A pid reused since only delays the takeover to the lock timeout, never hastens it.
+ */
+const SESSION_GONE = sql`(${idempotencyKeys.holderServer} is not null and (
+    ${idempotencyKeys.holderServer} <> ${SERVER_IDENTITY}
+    or not exists (select 1 from pg_stat_activity a where a.pid = ${idempotencyKeys.holderPid})))`;
+
 function recordQuery(lock: boolean) {
   const k = idempotencyKeys;
   return sql`select ${k.id} as "id", ${k.requestHash} as "requestHash", ${k.state} as "state",
       ${k.responseStatus} as "responseStatus", ${k.responseBody} as "responseBody",
       ${k.expiresAt} <= now() as "expired",
-      ${k.lockedAt} <= now() - make_interval(secs => ${value('lockTimeoutSeconds')}::double precision) as "stale"
+      (${k.state} = 'in_flight' and (
+        ${k.lockedAt} <= now() - make_interval(secs => ${value('lockTimeoutSeconds')}::double precision)
+        or ${SESSION_GONE})) as "stale"
     from ${k} where ${k.apiKeyId} = ${value('apiKeyId')}::integer and ${k.key} = ${value('key')}::text
     ${lock ? sql`for update nowait` : sql``}`;
 }
@@ -113,9 +140,11 @@ const FIND = fixedStatement(recordQuery(false));
 const FIND_AND_LOCK = fixedStatement(recordQuery(true));
 const CLAIM = fixedStatement(
   sql`with unflushed as (select set_config('synchronous_commit', 'off', true))
-    insert into ${idempotencyKeys} (api_key_id, company_id, key, request_hash, state, holder, expires_at)
+    insert into ${idempotencyKeys}
+      (api_key_id, company_id, key, request_hash, state, holder, holder_pid, holder_server, expires_at)
     select ${value('apiKeyId')}::integer, ${value('companyId')}::integer, ${value('key')}::text,
-      ${value('requestHash')}::text, 'in_flight', ${value('holder')}::text, now() + ${RETENTION}
+      ${value('requestHash')}::text, 'in_flight', ${value('holder')}::text, ${HOLDER_PID}, ${HOLDER_SERVER},
+      now() + ${RETENTION}
     from unflushed
     where not exists (
       select 1 from ${idempotencyKeys}
@@ -125,7 +154,7 @@ const CLAIM = fixedStatement(
     returning id`,
 );
 const HOLD = fixedStatement(
-  sql`update ${idempotencyKeys} set locked_at = now()
+  sql`update ${idempotencyKeys} set locked_at = now(), holder_pid = ${HOLDER_PID}, holder_server = ${HOLDER_SERVER}
     where ${idempotencyKeys.id} = ${value('id')}::integer and ${idempotencyKeys.holder} = ${value('holder')}::text
     returning id`,
 );
@@ -219,7 +248,7 @@ async function claim(db: Database, request: FastifyRequest, lockTimeoutSeconds: 
   try {
     return await takeOver(db, request, holder, lockTimeoutSeconds);
   } catch (error) {
-    if (databaseBusyReason(error) === 'lock_timeout') return inFlight();
+    if (describeDatabaseError(error).label === 'lock_timeout') return inFlight();
     throw error;
   }
 }
@@ -238,7 +267,14 @@ async function insertClaim(
   { key, requestHash }: { key: string; requestHash: string },
   holder: string,
 ): Promise<number | null> {
-  const [row] = await runFixed<{ id: number }>(db, CLAIM, { apiKeyId, companyId, key, requestHash, holder });
+  const [row] = await runFixed<{ id: number }>(db, CLAIM, {
+    apiKeyId,
+    companyId,
+    key,
+    requestHash,
+    holder,
+    track: isPostgres(db),
+  });
   return row ? row.id : null;
 }
 
@@ -266,6 +302,8 @@ function takeOver(
         requestHash,
         state: 'in_flight',
         holder,
+        holderPid: isPostgres(db) ? sql`pg_backend_pid()` : null,
+        holderServer: isPostgres(db) ? SERVER_IDENTITY : null,
         lockedAt: sql`now()`,
         responseStatus: null,
         responseBody: null,
@@ -317,7 +355,7 @@ export async function runIdempotentWrite(
   try {
     const text = await app.db.transaction(async (tx) => {
       // Holding this row lock until commit keeps any takeover waiting while we are alive.
-      const [held] = await runFixed<{ id: number }>(tx, HOLD, { id, holder });
+      const [held] = await runFixed<{ id: number }>(tx, HOLD, { id, holder, track: isPostgres(app.db) });
       if (!held) throw new LostClaim();
       const result = await work(inTransaction(contextOf(request), tx));
       reply.code(result.status);

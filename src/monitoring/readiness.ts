@@ -3,6 +3,7 @@
 // limits count in memory (degraded, still serving).
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { type DatabaseHandle, queryRows, sql } from '../db/client.js';
+import { describeDatabaseError } from '../db/errors.js';
 import { migrationsFolder } from '../db/migrate.js';
 import type { RateLimitStoreState } from '../metrics/registry.js';
 
@@ -16,32 +17,12 @@ export interface Readiness {
   };
 }
 
-const CONNECTION_CODES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  ETIMEDOUT: 'connection timed out',
-  ECONNRESET: 'connection reset',
-  EHOSTUNREACH: 'host unreachable',
-  '3D000': 'the database does not exist',
-  '28P01': 'authentication failed',
-  '28000': 'authentication failed',
-  '57P01': 'the database server is shutting down',
-  '57P03': 'the database is starting up',
-  '53300': 'too many connections',
-};
-
 /** A short reason for a database failure, without SQL or connection strings. */
-function reasonOf(error: unknown): string {
-  for (let current: unknown = error; current; current = (current as { cause?: unknown }).cause) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && CONNECTION_CODES[code])
-      return `database unreachable: ${CONNECTION_CODES[code]}`;
-    if (code === '42P01' || code === '3F000') return 'database not migrated: no migration has been applied';
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  if (/terminat|Connection terminated|closed/i.test(message))
-    return 'database unreachable: connection closed';
+export function readinessReason(error: unknown): string {
+  const verdict = describeDatabaseError(error);
+  if (verdict.label === 'not_migrated') return `database not migrated: ${verdict.reason}`;
+  if (verdict.kind === 'unavailable' || verdict.kind === 'setup' || verdict.kind === 'retryable')
+    return `database unreachable: ${verdict.reason}`;
   return 'database unreachable';
 }
 
@@ -80,7 +61,7 @@ export async function checkDatabase(
     if (error instanceof Error && error.message === 'timeout') {
       return { ok: false, reason: `database unreachable: no answer within ${timeoutMs / 1000} s` };
     }
-    return { ok: false, reason: reasonOf(error) };
+    return { ok: false, reason: readinessReason(error) };
   }
   const last = Number(rows[0]?.last ?? 0);
   if (last < newestMigrationMillis()) {

@@ -11,6 +11,7 @@ import {
   type Tenant,
   type TestContext,
 } from '../helpers/context.js';
+import { testStorage } from '../helpers/database.js';
 
 describe('idempotency', () => {
   let ctx: TestContext;
@@ -155,5 +156,60 @@ describe('idempotency', () => {
     });
     expect(taken.statusCode).toBe(201);
     expect(taken.json().data.name).toBe('Órfão');
+  });
+  const orphanHash = async (body: string) =>
+    (await import('node:crypto'))
+      .createHash('sha256')
+      .update('POST /api/v1/partner/customers\n')
+      .update(body)
+      .digest('hex');
+
+  it("records the holder's database session with a claim on PostgreSQL only (the embedded database is one process)", async () => {
+    const res = await api(ctx.app, 'POST', '/customers', {
+      key: tenant.key,
+      idempotencyKey: 'session-recorded-0001',
+      body: { name: 'Sessão' },
+    });
+    expect(res.statusCode).toBe(201);
+    const [record] = await ctx.db
+      .select({ holderPid: idempotencyKeys.holderPid, holderServer: idempotencyKeys.holderServer })
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.key, 'session-recorded-0001'));
+    if (testStorage() === 'postgres') {
+      expect(record?.holderPid).toBeGreaterThan(0);
+      expect(record?.holderServer).toMatch(/^\d+@\d{4}-/);
+    } else {
+      expect(record).toEqual({ holderPid: null, holderServer: null });
+    }
+  });
+
+  it('decisions.md Idempotency: "when the holder\'s database session is known to be gone (the primary failed over), the takeover is immediate"', async () => {
+    const body = '{"name":"Depois da falha"}';
+    // A fresh claim recorded by a session of another server (the primary before a failover).
+    await ctx.db.insert(idempotencyKeys).values({
+      apiKeyId: tenant.apiKey.id,
+      companyId: tenant.companyId,
+      key: 'failed-over-0001',
+      requestHash: await orphanHash(body),
+      state: 'in_flight',
+      holder: 'old-primary-session',
+      holderPid: 4242,
+      holderServer: '1@2026-01-01 00:00:00+00',
+      expiresAt: sql`now() + interval '24 hours'`,
+    });
+    const taken = await api(ctx.app, 'POST', '/customers', {
+      key: tenant.key,
+      idempotencyKey: 'failed-over-0001',
+      rawBody: body,
+    });
+    expect(taken.statusCode).toBe(201);
+    expect(taken.json().data.name).toBe('Depois da falha');
+    const replayed = await api(ctx.app, 'POST', '/customers', {
+      key: tenant.key,
+      idempotencyKey: 'failed-over-0001',
+      rawBody: body,
+    });
+    expect(replayed.headers['idempotency-replay']).toBe('true');
+    expect(replayed.json().data.id).toBe(taken.json().data.id);
   });
 });

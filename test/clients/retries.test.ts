@@ -1,6 +1,7 @@
 // Retries of the TypeScript client against a real server, through a recording proxy: a write
 // whose answer is lost is resent with the same key and bytes and creates one record; 5xx and
-// timeouts back off base, 2x, 4x, 8x and give up after 5 attempts; Retry-After is waited; a 409
+// timeouts back off base, 2x, 4x, 8x and give up after maxRetries (the default budget of 60 s of
+// waits: test/clients/retry-budget.unit.test.ts); Retry-After is waited; a 409
 // in flight waits and retries; a 429 from a low limit is waited out.
 import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
@@ -125,9 +126,9 @@ describe('TypeScript client: retries through a proxy', () => {
     expect(rows.map((row) => row.id)).toEqual([invoice.id]);
   });
 
-  it('5xx: retried with base, 2x, 4x, 8x (each with jitter); the fifth failure is thrown', async () => {
+  it('5xx: retried with base, 2x, 4x, 8x (each with jitter); with maxRetries 4 the fifth failure is thrown', async () => {
     proxy.plan = () => ({ kind: 'answer', status: 502 });
-    const client = clientVia(proxy.baseUrl);
+    const client = clientVia(proxy.baseUrl, { maxRetries: 4 });
     const error = await rejection(client.ping());
     expect(error).toBeInstanceOf(PartnerApiError);
     expect(error).toMatchObject({ status: 502, code: null, attempts: 5 });
@@ -208,11 +209,11 @@ describe('TypeScript client: retries through a proxy', () => {
     expect(proxy.requests).toHaveLength(1);
   });
 
-  it('a refused connection is a network error after 5 attempts', async () => {
+  it('a refused connection is a network error after 5 attempts with maxRetries 4', async () => {
     const closed = await RecordingProxy.start(server.origin);
     const url = closed.baseUrl;
     await closed.close();
-    const error = await rejection(clientVia(url).ping());
+    const error = await rejection(clientVia(url, { maxRetries: 4 }).ping());
     expect(error).toBeInstanceOf(PartnerApiNetworkError);
     expect(error).toMatchObject({ timedOut: false, attempts: 5 });
     expectBackoff(retries, [1, 2, 4, 8]);

@@ -3,6 +3,8 @@ import { DECIMAL_FIELDS, encodeJson, type JsonPath } from './json.js';
 import { type PaceInfo, Pacer, type RateLimitState } from './pacing.js';
 import {
   type CallResult,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_RETRY_BUDGET_MS,
   type FetchFunction,
   type ResponseInfo,
   type RetryInfo,
@@ -34,12 +36,17 @@ export interface PartnerApiOptions {
   apiKey: string;
   /** The API's base address, ending in `/api/v1/partner`. */
   baseUrl: string;
-  /** Retries after the first attempt (default 4: at most 5 attempts). */
+  /** Retries after the first attempt at most (default 15); `retryBudgetMs` usually ends them first. */
   maxRetries?: number;
   /** Longest wait for one attempt's whole answer, in milliseconds (default 30 000). */
   timeoutMs?: number;
-  /** First backoff wait when the answer has no Retry-After; then 2x, 4x, 8x (default 1000 ms). */
+  /** First backoff wait; then 2x, 4x, 8x... up to 10 s, never shorter than a Retry-After (default 1000 ms). */
   retryBaseDelayMs?: number;
+  /**
+   * The most a call waits between its attempts in total (default 60 000 ms): a retry whose wait
+   * would go past it is not made. At least 50 s is waited, so a database failover is outlasted.
+   */
+  retryBudgetMs?: number;
   /** A Retry-After longer than this ends the call instead of waiting (default 60 000 ms). */
   maxRetryWaitMs?: number;
   /** The fetch to use (default: the platform's). It must decode brotli and gzip answers, as the platform's does. */
@@ -117,10 +124,11 @@ export class PartnerApi {
     this.transport = new Transport({
       apiKey: options.apiKey,
       baseUrl: options.baseUrl,
-      maxRetries: nonNegative('maxRetries', options.maxRetries, 4),
+      maxRetries: nonNegative('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES),
       timeoutMs: nonNegative('timeoutMs', options.timeoutMs, 30_000),
       retryBaseDelayMs: nonNegative('retryBaseDelayMs', options.retryBaseDelayMs, 1000),
       maxRetryWaitMs,
+      retryBudgetMs: nonNegative('retryBudgetMs', options.retryBudgetMs, DEFAULT_RETRY_BUDGET_MS),
       // The platform's fetch is looked up on each call, so a fetch installed later is used too.
       fetch: options.fetch ?? ((url, init) => platform.fetch!(url, init)),
       userAgent: `invoicing-partner-api-typescript/${VERSION}`,

@@ -1,8 +1,11 @@
 // One call to the API, with the retries the contract recommends:
 // - retried: 429, 409 idempotency_request_in_flight, every 5xx, and network errors or timeouts;
-// - the wait is the answer's Retry-After when it has one, otherwise an exponential backoff with
-//   jitter: a random wait between half and all of the base delay, then of 2x, 4x, 8x of it (so
-//   that clients that failed together do not retry together); the fifth attempt is the last;
+// - the wait is an exponential backoff with jitter: a random wait between half and all of the base
+//   delay, then of 2x, 4x, 8x of it... up to MAX_BACKOFF_MS (so that clients that failed together
+//   do not retry together), and never shorter than the answer's Retry-After;
+// - the retries stop when the next wait would take the call's waits past `retryBudgetMs` (60 s by
+//   default: a database failover of 30-40 s is waited out; at least budget - MAX_BACKOFF_MS = 50 s
+//   is always waited), or after `maxRetries`;
 // - never retried: any other 4xx, including 409 idempotency_key_reuse;
 // - a write is encoded once and carries one Idempotency-Key: every attempt sends the same bytes
 //   with the same key, so the API creates the record once and replays its answer to a retry;
@@ -23,6 +26,12 @@ export type FetchFunction = (
   url: string,
   init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
 ) => Promise<FetchResponse>;
+
+/** The longest backoff wait (a Retry-After may ask for more, up to `maxRetryWaitMs`). */
+export const MAX_BACKOFF_MS = 10_000;
+/** Defaults of the retries: the budget outlasts a database failover (30-40 s). */
+export const DEFAULT_RETRY_BUDGET_MS = 60_000;
+export const DEFAULT_MAX_RETRIES = 15;
 
 /** Passed to `onRetry` before each wait. */
 export interface RetryInfo {
@@ -45,6 +54,8 @@ export interface TransportOptions {
   timeoutMs: number;
   retryBaseDelayMs: number;
   maxRetryWaitMs: number;
+  /** The most a call waits between its attempts, in total. */
+  retryBudgetMs: number;
   fetch: FetchFunction;
   userAgent: string;
   onRetry: ((info: RetryInfo) => void) | undefined;
@@ -52,6 +63,8 @@ export interface TransportOptions {
   pacer: Pacer | null;
   /** A number in [0, 1): the jitter of the backoff. */
   random: () => number;
+  /** The wait between attempts (tests replace it); default: a timer. */
+  sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
 export interface CallSpec {
@@ -105,6 +118,7 @@ export class Transport {
     const attempts = this.options.maxRetries + 1;
     const kind: RequestKind = spec.method === 'GET' ? 'read' : 'write';
 
+    let waitedMs = 0;
     for (let attempt = 1; ; attempt++) {
       let failure: PartnerApiError | PartnerApiNetworkError;
       let retryAfterMs: number | null = null;
@@ -124,7 +138,8 @@ export class Transport {
         failure = error;
       }
       if (attempt >= attempts) throw failure;
-      const delayMs = retryAfterMs ?? this.backoffMs(attempt);
+      const delayMs = Math.max(retryAfterMs ?? 0, this.backoffMs(attempt));
+      if (waitedMs + delayMs > this.options.retryBudgetMs) throw failure;
       // A Retry-After longer than the client is willing to wait (e.g. the per-day limit) ends the call.
       if (delayMs > this.options.maxRetryWaitMs) throw failure;
       this.options.onRetry?.({
@@ -135,13 +150,14 @@ export class Transport {
         error: failure,
         idempotencyKey: spec.idempotencyKey,
       });
-      await sleep(delayMs, spec.signal);
+      await (this.options.sleep ?? sleep)(delayMs, spec.signal);
+      waitedMs += delayMs;
     }
   }
 
-  /** Base, 2x, 4x, 8x of the base delay, each a random wait between its half and itself. */
+  /** Base, 2x, 4x, 8x... of the base delay up to MAX_BACKOFF_MS, each a random wait between its half and itself. */
   private backoffMs(attempt: number): number {
-    const ceiling = this.options.retryBaseDelayMs * 2 ** (attempt - 1);
+    const ceiling = Math.min(this.options.retryBaseDelayMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
     return Math.round(ceiling / 2 + (ceiling / 2) * this.options.random());
   }
 

@@ -43,6 +43,8 @@ export interface Passwords {
   superuser: string;
   replication: string;
   rewind: string;
+  /** Patroni's REST API (restapi.authentication: user `patroni`). */
+  restapi: string;
 }
 
 export interface Etcd {
@@ -179,6 +181,7 @@ export function createNode(
     PATRONI_SUPERUSER_PASSWORD: passwords.superuser,
     PATRONI_REPLICATION_PASSWORD: passwords.replication,
     PATRONI_REWIND_PASSWORD: passwords.rewind,
+    PATRONI_RESTAPI_PASSWORD: passwords.restapi,
   };
   let child: ChildProcess | null = null;
 
@@ -308,10 +311,13 @@ export async function pgbackrest(user: RunAs, node: PatroniNode, args: string[])
 }
 
 /** A planned switchover by Patroni's REST API (what `patronictl switchover` asks for). */
-export async function switchover(leader: PatroniNode, candidate: string): Promise<string> {
+export async function switchover(leader: PatroniNode, candidate: string, password: string): Promise<string> {
   const response = await fetch(`${leader.restUrl}/switchover`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Basic ${Buffer.from(`patroni:${password}`).toString('base64')}`,
+    },
     body: JSON.stringify({ leader: leader.name, candidate }),
     signal: AbortSignal.timeout(60_000),
   });

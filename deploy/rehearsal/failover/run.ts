@@ -138,6 +138,7 @@ interface Setup {
   companyIds: number[];
   revocable: { id: number; key: string };
   instances: Instance[];
+  restapiPassword: string;
   apiUrl: string;
 }
 
@@ -151,6 +152,7 @@ async function bringUp(
     superuser: randomBytes(12).toString('hex'),
     replication: randomBytes(12).toString('hex'),
     rewind: randomBytes(12).toString('hex'),
+    restapi: randomBytes(12).toString('hex'),
   };
   const appPassword = randomBytes(12).toString('hex');
   const etcd = await startEtcd(runDir, PORTS.etcdClient, PORTS.etcdPeer, path.join(logDir, 'etcd.log'));
@@ -285,6 +287,7 @@ async function bringUp(
     revocable,
     instances,
     apiUrl: apiProxy.url,
+    restapiPassword: passwords.restapi,
     receivers,
   };
 }
@@ -461,7 +464,7 @@ async function rehearse(setup: Setup, receivers: Awaited<ReturnType<typeof start
       const leader = nodes.find((node) => node.name === leaderName);
       if (!leader || !candidate) throw new Error(`no leader or synchronous standby: ${JSON.stringify(seen)}`);
       const started = now();
-      await switchover(leader, candidate);
+      await switchover(leader, candidate, setup.restapiPassword);
       const next = nodes.find((node) => node.name === candidate)!;
       await waitUntil(`${candidate} leads`, () => next.isPrimary(), 60_000, 100);
       const proxy = await startedProxy();

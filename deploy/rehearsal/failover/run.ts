@@ -10,7 +10,6 @@
 // 127.0.0.1, on ports FAILOVER_PORT_BASE (27100) to +99, and lives in a temporary directory
 // removed at the end. It prints one table and exits 1 when a goal is missed, 2 when it could not
 // run.
-import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   existsSync,
@@ -19,6 +18,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
@@ -26,35 +26,46 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { positiveInteger } from '../../../bench/lib/args.js';
 import { repoRoot } from '../../../bench/lib/paths.js';
-import { PartnerApi, PartnerApiError } from '../../../clients/typescript/src/index.js';
 import { invoicing } from '../lib/checks.js';
-import { startHaproxy } from '../lib/haproxy.js';
-import { createInstance, type Instance, instanceEnv } from '../lib/instances.js';
-import { type KeyOfCompany, Load, type TrackedWrite } from '../lib/load.js';
+import { Load } from '../lib/load.js';
 import { withClient } from '../lib/postgres.js';
 import { installCleanup, portAccepts, stopAllChildren, waitUntil } from '../lib/processes.js';
 import { now, say, seconds } from '../lib/progress.js';
 import { isRetryable, Recorder } from '../lib/recorder.js';
 import { endedWithin, type Goal, renderGoals } from '../lib/report.js';
 import {
-  createNode,
   healthy,
   leaderOf,
   members,
   type PatroniNode,
   PG_BIN,
   pgbackrest,
-  preparePgbackrest,
   runAs,
-  startEtcd,
   switchover,
 } from './cluster.js';
-import { startPgHaproxy } from './pg-haproxy.js';
-import { restoreToTime, targetTime } from './pitr.js';
-import { startEventReceivers } from './receivers.js';
+import { targetTime } from './pitr.js';
+import { restoreAndCheck } from './pitr-check.js';
 import { type Phase, pauseOf, renderTable, rowOf, writesOf } from './report.js';
+import {
+  BASE,
+  bringUp,
+  COMPANIES,
+  INSTANCES,
+  markerCounts,
+  NODES,
+  PAUSE_MS,
+  PORTS,
+  REDIS_URL,
+  RETRY_BUDGET_MS,
+  REVOKE_BOUND_MS,
+  type RunContext,
+  SETTLE,
+  type Setup,
+  status,
+  WARMUP,
+  WORKERS_PER_KEY,
+} from './setup.js';
 
 const { values: flags } = parseArgs({
   options: { keep: { type: 'boolean' }, help: { type: 'boolean' } },
@@ -66,32 +77,6 @@ if (flags.help) {
   process.exit(0);
 }
 
-const BASE = positiveInteger(process.env.FAILOVER_PORT_BASE, 'FAILOVER_PORT_BASE', 27100);
-const PORTS = {
-  etcdClient: BASE + 1,
-  etcdPeer: BASE + 2,
-  node: (index: number) => ({ pg: BASE + 11 + index * 10, rest: BASE + 12 + index * 10 }),
-  pgProxy: BASE + 41,
-  apiProxy: BASE + 51,
-  api: (index: number) => ({ port: BASE + 61 + index * 2, ops: BASE + 62 + index * 2 }),
-  restoredPg: BASE + 81,
-  restoredApi: { port: BASE + 82, ops: BASE + 83 },
-};
-const NODES = 3;
-const INSTANCES = 3;
-const COMPANIES = 3;
-const KEYS_PER_COMPANY = 2;
-const WORKERS_PER_KEY = 2;
-const PAUSE_MS = 250;
-const DRAIN_MS = 5000;
-const WARMUP = 10_000;
-const SETTLE = 15_000;
-/** What the clients' retries must outlast (issue 31: the official clients' budget, at least 45 s). */
-const RETRY_BUDGET_MS = 45_000;
-/** A revoked key must be refused by every instance within this. */
-const REVOKE_BOUND_MS = 1000;
-const REDIS_URL = process.env.FAILOVER_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
 const resultsDir = path.join(repoRoot, 'deploy/rehearsal/results/failover');
 const logDir = path.join(resultsDir, 'logs');
 const recorder = new Recorder();
@@ -99,7 +84,8 @@ const runId = `fo${Date.now().toString(36)}`;
 /** Wall-clock ms of a moment on progress.ts's clock. */
 const wallOffset = Date.now() - now();
 const wall = (at: number) => wallOffset + at;
-const crashes: string[] = [];
+const context: RunContext = { runId, logDir, stops: [], crashes: [] };
+const { stops, crashes } = context;
 
 function machine(): string {
   const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
@@ -128,198 +114,8 @@ function killPostmasters(runDir: string): void {
   }
 }
 
-interface Setup {
-  runDir: string;
-  nodes: PatroniNode[];
-  superuserUrl: (port: number, database?: string) => string;
-  databaseUrl: string;
-  cliEnv: NodeJS.ProcessEnv;
-  keys: KeyOfCompany[];
-  companyIds: number[];
-  revocable: { id: number; key: string };
-  instances: Instance[];
-  restapiPassword: string;
-  apiUrl: string;
-}
-
-const stops: (() => Promise<void>)[] = [];
-
-async function bringUp(
-  runDir: string,
-): Promise<Setup & { receivers: Awaited<ReturnType<typeof startEventReceivers>> }> {
-  const user = await runAs();
-  const passwords = {
-    superuser: randomBytes(12).toString('hex'),
-    replication: randomBytes(12).toString('hex'),
-    rewind: randomBytes(12).toString('hex'),
-    restapi: randomBytes(12).toString('hex'),
-  };
-  const appPassword = randomBytes(12).toString('hex');
-  const etcd = await startEtcd(runDir, PORTS.etcdClient, PORTS.etcdPeer, path.join(logDir, 'etcd.log'));
-  stops.push(() => etcd.stop());
-  say(`etcd on port ${PORTS.etcdClient}`);
-  const settings = { runDir, etcd, user, passwords, logDir };
-  preparePgbackrest(settings);
-  const nodes = Array.from({ length: NODES }, (_, index) =>
-    createNode(settings, `pg${index + 1}`, PORTS.node(index).pg, PORTS.node(index).rest),
-  );
-  stops.push(async () => {
-    await Promise.all(nodes.map((node) => node.stop().catch(() => {})));
-  });
-  await nodes[0]!.start();
-  await Promise.race([
-    waitUntil('pg1 bootstraps the cluster and leads', () => nodes[0]!.isPrimary(), 120_000, 250),
-    nodes[0]!.exited(),
-  ]);
-  say('pg1 bootstrapped the cluster (initdb) and leads');
-  await pgbackrest(user, nodes[0]!, ['stanza-create']);
-  for (const node of nodes.slice(1)) await node.start();
-  const seen = await waitUntil(
-    '3 nodes running, one synchronous standby',
-    () => healthy(nodes),
-    180_000,
-    500,
-  );
-  say(`Patroni: ${seen.map((m) => `${m.name} ${m.role}`).join(', ')}`);
-  const pgProxy = await startPgHaproxy({
-    port: PORTS.pgProxy,
-    nodes,
-    runDir,
-    logFile: path.join(logDir, 'haproxy-postgres.log'),
-  });
-  stops.push(() => pgProxy.stop());
-  pgProxyHandle = pgProxy;
-  await pgProxy.waitForOnly('pg1', 30_000);
-  say(`HAProxy for PostgreSQL on port ${PORTS.pgProxy}: connections go to pg1`);
-  const superuserUrl = (port: number, database = 'postgres') =>
-    `postgres://postgres:${passwords.superuser}@127.0.0.1:${port}/${database}`;
-  await withClient(superuserUrl(PORTS.pgProxy), async (client) => {
-    await client.query(`create role invoicing login password '${appPassword}'`);
-    await client.query('create database invoicing owner invoicing');
-  });
-  const databaseUrl = `postgres://invoicing:${appPassword}@127.0.0.1:${PORTS.pgProxy}/invoicing`;
-
-  // The instances' limits in the machine's Redis, under a prefix of this run only.
-  process.env.REDIS_KEY_PREFIX = `${runId}:`;
-  const instanceSettings = (index: number) => ({
-    port: PORTS.api(index).port,
-    opsPort: PORTS.api(index).ops,
-    databaseUrl,
-    redisUrl: REDIS_URL,
-    drainMs: DRAIN_MS,
-  });
-  const cliEnv = instanceEnv(instanceSettings(0));
-  await invoicing(cliEnv, ['migrate']);
-  const keys: KeyOfCompany[] = [];
-  const companyIds: number[] = [];
-  for (let company = 0; company < COMPANIES; company++) {
-    const demo = await invoicing<{ id: number; live_key: { key: string } }>(cliEnv, ['demo']);
-    companyIds.push(demo.id);
-    keys.push({ companyId: demo.id, key: demo.live_key.key });
-    for (let extra = 1; extra < KEYS_PER_COMPANY; extra++) {
-      const created = await invoicing<{ key: string }>(cliEnv, [
-        ...['keys', 'create', '--company', String(demo.id), '--mode', 'live', '--scopes', 'all'],
-      ]);
-      keys.push({ companyId: demo.id, key: created.key });
-    }
-  }
-  // A key the load never uses: revoked after the failover.
-  const revocable = await invoicing<{ id: number; key: string }>(cliEnv, [
-    ...['keys', 'create', '--company', String(companyIds[0]), '--mode', 'live', '--scopes', 'all'],
-  ]);
-  const receivers = await startEventReceivers(COMPANIES);
-  stops.push(() => receivers.close());
-  for (const [index, companyId] of companyIds.entries())
-    await invoicing(cliEnv, [
-      ...[
-        'webhooks',
-        'create',
-        '--company',
-        String(companyId),
-        '--url',
-        receivers.urls[index]!,
-        '--events',
-        'all',
-      ],
-    ]);
-  say(
-    `${COMPANIES} companies (bin/invoicing demo), ${KEYS_PER_COMPANY} live keys each, a webhook endpoint each`,
-  );
-  await pgbackrest(user, nodes[0]!, ['--type=full', 'backup']);
-  say('pgBackRest: stanza created, full backup taken');
-
-  const instances: Instance[] = Array.from({ length: INSTANCES }, (_, index) =>
-    createInstance({
-      name: `invoicing${index + 1}`,
-      ...instanceSettings(index),
-      logFile: path.join(logDir, `invoicing${index + 1}.log`),
-      onCrash: (exit) => {
-        crashes.push(`invoicing${index + 1} (${exit}) at ${seconds(now())}`);
-        say(`!!! invoicing${index + 1} exited unasked (${exit}); starting it again, as systemd would`);
-        if (crashes.length <= 5)
-          sleep(1000)
-            .then(() => instances[index]!.start())
-            .catch((error: Error) => say(`!!! invoicing${index + 1} did not start again: ${error.message}`));
-      },
-    }),
-  );
-  stops.push(async () => {
-    await Promise.all(instances.map((instance) => instance.stop().catch(() => {})));
-  });
-  await Promise.all(instances.map((instance) => instance.start()));
-  const apiProxy = await startHaproxy({
-    port: PORTS.apiProxy,
-    instances,
-    runDir,
-    logFile: path.join(logDir, 'haproxy.log'),
-  });
-  stops.push(() => apiProxy.stop());
-  for (const instance of instances) await apiProxy.waitFor(instance.name, 'UP', 30_000);
-  say(`${INSTANCES} instances behind HAProxy on port ${PORTS.apiProxy}`);
-  return {
-    runDir,
-    nodes,
-    superuserUrl,
-    databaseUrl,
-    cliEnv,
-    keys,
-    companyIds,
-    revocable,
-    instances,
-    apiUrl: apiProxy.url,
-    restapiPassword: passwords.restapi,
-    receivers,
-  };
-}
-
-async function status(url: string, key: string): Promise<number> {
-  const response = await fetch(`${url}/api/v1/partner/ping`, {
-    headers: { authorization: `Bearer ${key}` },
-    signal: AbortSignal.timeout(2000),
-  });
-  await response.text();
-  return response.status;
-}
-
-async function markerCounts(url: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  await withClient(url, async (client) => {
-    for (const [table, column] of [
-      ['customers', 'name'],
-      ['products', 'name'],
-      ['invoices', 'reference'],
-    ] as const) {
-      const result = await client.query<{ marker: string; count: string }>(
-        `select ${column} as marker, count(*) as count from ${table} where ${column} like $1 group by ${column}`,
-        [`${runId}-%`],
-      );
-      for (const row of result.rows) counts.set(row.marker, Number(row.count));
-    }
-  });
-  return counts;
-}
-
-async function rehearse(setup: Setup, receivers: Awaited<ReturnType<typeof startEventReceivers>>) {
+async function rehearse(setup: Setup) {
+  const { receivers } = setup;
   const { nodes, keys } = setup;
   const user = await runAs();
   const goals: Goal[] = [];
@@ -397,7 +193,7 @@ async function rehearse(setup: Setup, receivers: Awaited<ReturnType<typeof start
       const leader = await waitUntil('a new leader (/primary 200)', () => leaderOf(survivors), 90_000, 100);
       newLeader = leader;
       const promoted = now();
-      const proxy = await startedProxy();
+      const proxy = setup.pgProxy;
       await proxy.waitForOnly(leader.name, 30_000);
       return `${oldLeader.name} killed (${pids.length} processes); ${leader.name} leader +${seconds(promoted - killed)}, HAProxy sends to it +${seconds(now() - killed)}`;
     },
@@ -467,7 +263,7 @@ async function rehearse(setup: Setup, receivers: Awaited<ReturnType<typeof start
       await switchover(leader, candidate, setup.restapiPassword);
       const next = nodes.find((node) => node.name === candidate)!;
       await waitUntil(`${candidate} leads`, () => next.isPrimary(), 60_000, 100);
-      const proxy = await startedProxy();
+      const proxy = setup.pgProxy;
       await proxy.waitForOnly(candidate, 30_000);
       return `${leader.name} -> ${candidate} (the synchronous standby): HAProxy sends to it +${seconds(now() - started)}`;
     },
@@ -503,7 +299,7 @@ async function rehearse(setup: Setup, receivers: Awaited<ReturnType<typeof start
 
   // The database at the end: the primary now, through the PostgreSQL HAProxy.
   const primaryUrl = setup.superuserUrl(PORTS.pgProxy, 'invoicing');
-  const counts = await markerCounts(primaryUrl);
+  const counts = await markerCounts(primaryUrl, runId);
   const eventsOf = async () =>
     withClient(
       primaryUrl,
@@ -551,7 +347,7 @@ async function rehearse(setup: Setup, receivers: Awaited<ReturnType<typeof start
   );
 
   // Point-in-time recovery to the target, into a separate cluster, served by a fresh instance.
-  const pitr = await restoreAndCheck(setup, load.writes, target, user);
+  const pitr = await restoreAndCheck(setup, context, load.writes, target, wall(target), user);
   const extra = [
     [`PITR restore to ${targetTime(wall(target))}`, pitr.detail, '', '', '', '', '', pitr.writesCell, ''],
   ];
@@ -635,122 +431,6 @@ async function rehearse(setup: Setup, receivers: Awaited<ReturnType<typeof start
   return { table, goals, notes };
 }
 
-let pgProxyHandle: Awaited<ReturnType<typeof startPgHaproxy>> | null = null;
-async function startedProxy() {
-  if (!pgProxyHandle) throw new Error('the PostgreSQL HAProxy is not running');
-  return pgProxyHandle;
-}
-
-async function restoreAndCheck(
-  setup: Setup,
-  writes: TrackedWrite[],
-  target: number,
-  user: Awaited<ReturnType<typeof runAs>>,
-): Promise<{ met: boolean; detail: string; writesCell: string; goal: string; notes: string[] }> {
-  const notes: string[] = [];
-  try {
-    const leader = await leaderOf(setup.nodes);
-    if (!leader) throw new Error('no leader to archive the newest WAL');
-    // Every WAL segment up to now in the repository (check switches to a new segment and waits).
-    await pgbackrest(user, leader, ['check']);
-    say(`PITR: restoring to ${targetTime(wall(target))} into a new data directory...`);
-    const restored = await restoreToTime({
-      user,
-      node: leader,
-      runDir: setup.runDir,
-      port: PORTS.restoredPg,
-      target: targetTime(wall(target)),
-      superuserUrl: (port) => setup.superuserUrl(port),
-      logFile: path.join(logDir, 'postgres-restored.log'),
-    });
-    stops.push(() => restored.stop());
-    const counts = await markerCounts(setup.superuserUrl(PORTS.restoredPg, 'invoicing'));
-    const before = writes.filter(
-      (w) => w.outcome === 'created' && w.ackedAt !== undefined && w.ackedAt < target,
-    );
-    const after = writes.filter((w) => w.sentAt !== undefined && w.sentAt > target);
-    const straddling = writes.filter((w) => !before.includes(w) && !after.includes(w));
-    const beforeOnce = before.filter((w) => counts.get(w.marker) === 1).length;
-    const afterFound = after.filter((w) => (counts.get(w.marker) ?? 0) > 0).length;
-    const straddlingBad = straddling.filter((w) => (counts.get(w.marker) ?? 0) > 1).length;
-    const exact =
-      beforeOnce === before.length && afterFound === 0 && straddlingBad === 0 && before.length > 0;
-
-    // The restored database served by a fresh instance with the keys the load used.
-    const restoredUrl = setup.databaseUrl.replace(
-      `127.0.0.1:${PORTS.pgProxy}`,
-      `127.0.0.1:${PORTS.restoredPg}`,
-    );
-    const instance = createInstance({
-      name: 'invoicing-restored',
-      port: PORTS.restoredApi.port,
-      opsPort: PORTS.restoredApi.ops,
-      databaseUrl: restoredUrl,
-      redisUrl: REDIS_URL,
-      drainMs: 0,
-      logFile: path.join(logDir, 'invoicing-restored.log'),
-    });
-    await instance.start();
-    stops.push(async () => {
-      await instance.stop();
-    });
-    const base = `http://127.0.0.1:${PORTS.restoredApi.port}/api/v1/partner`;
-    const problems: string[] = [];
-    for (const { companyId, key } of setup.keys) {
-      const api = new PartnerApi({ apiKey: key, baseUrl: base, maxRetries: 0 });
-      try {
-        await api.ping();
-      } catch (error) {
-        problems.push(`key of company ${companyId}: ${(error as Error).message}`);
-        continue;
-      }
-      const get = (w: TrackedWrite) =>
-        w.kind === 'customer'
-          ? api.customers.get(w.id!)
-          : w.kind === 'product'
-            ? api.products.get(w.id!)
-            : api.invoices.get(w.id!);
-      for (const w of before.filter((x) => x.companyId === companyId && x.id !== undefined).slice(-5)) {
-        const record = (await get(w).catch((error: Error) => error)) as
-          | { name?: string; reference?: string }
-          | Error;
-        if (record instanceof Error) problems.push(`${w.marker}: ${record.message}`);
-        else if ((record.name ?? record.reference) !== w.marker) problems.push(`${w.marker}: another record`);
-      }
-      for (const w of after.filter((x) => x.companyId === companyId && x.id !== undefined).slice(0, 5)) {
-        const answer = await get(w).then(
-          () => 'found',
-          (error: unknown) => (error instanceof PartnerApiError ? error.status : 'error'),
-        );
-        if (answer !== 404) problems.push(`${w.marker} (after the target): ${answer}`);
-      }
-    }
-    const revokedBack =
-      (await status(`http://127.0.0.1:${PORTS.restoredApi.port}`, setup.revocable.key)) === 200;
-    if (revokedBack)
-      notes.push(
-        'the key revoked after the PITR target is valid again in the restored copy: after a restore, revoke again every key revoked after the target (deploy/README.md says so)',
-      );
-    const served = problems.length === 0;
-    const writesCell = `before the target: ${before.length} acknowledged / ${beforeOnce} found once; after: ${after.length} sent / ${afterFound} found; ${straddling.length} in flight at the target (${straddling.length - straddlingBad} once or absent)`;
-    return {
-      met: exact && served,
-      detail: `pgBackRest restore ${seconds(restored.restoreMs)}, replay to the target and promote ${seconds(restored.recoverMs)}; the API on it: ${served ? 'every key answers, records as at the target' : problems.slice(0, 3).join('; ')}`,
-      writesCell,
-      goal: `${exact ? 'exact' : 'NOT exact'}: ${writesCell}; API ${served ? `served it with the ${setup.keys.length} keys` : problems.slice(0, 5).join('; ')}`,
-      notes,
-    };
-  } catch (error) {
-    return {
-      met: false,
-      detail: `FAILED: ${(error as Error).message}`,
-      writesCell: '',
-      goal: (error as Error).message,
-      notes,
-    };
-  }
-}
-
 async function cleanRedis(): Promise<void> {
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
   try {
@@ -766,12 +446,23 @@ async function cleanRedis(): Promise<void> {
   }
 }
 
+/** The instances run the compiled dist/: refuse to rehearse code older than src/. */
+function checkBuild(): void {
+  const stamp = path.join(repoRoot, 'dist/.build-stamp');
+  if (!existsSync(stamp)) throw new Error('dist/ is not built: run npm run build (npm ci does it)');
+  const built = statSync(stamp).mtimeMs;
+  const newest = (readdirSync(path.join(repoRoot, 'src'), { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => statSync(path.join(repoRoot, 'src', file)).mtimeMs)
+    .reduce((a, b) => Math.max(a, b), 0);
+  if (newest > built) throw new Error('src/ changed since dist/ was built: run npm run build first');
+}
+
 async function main(): Promise<number> {
   installCleanup();
   rmSync(resultsDir, { recursive: true, force: true });
   mkdirSync(logDir, { recursive: true });
-  if (!existsSync(path.join(repoRoot, 'dist/.build-stamp')))
-    throw new Error('dist/ is not built: run npm run build');
+  checkBuild();
   const busy: number[] = [];
   for (const port of [PORTS.etcdClient, PORTS.etcdPeer, PORTS.pgProxy, PORTS.apiProxy, PORTS.restoredPg])
     if (await portAccepts(port, 300)) busy.push(port);
@@ -786,8 +477,8 @@ async function main(): Promise<number> {
   say(`run directory ${runDir}; ports ${BASE}-${BASE + 99}; logs in ${path.relative(process.cwd(), logDir)}`);
   const header = `Failover rehearsal, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: Patroni x${NODES} (synchronous_mode) on etcd, HAProxy /primary, pgBackRest; bin/invoicing serve x${INSTANCES} behind HAProxy\n${machine()}; ${PG_BIN}`;
   try {
-    const { receivers, ...setup } = await bringUp(runDir);
-    const { table, goals, notes } = await rehearse(setup, receivers);
+    const setup = await bringUp(runDir, context);
+    const { table, goals, notes } = await rehearse(setup);
     const text = `${header}\n\n${table}\n\n${renderGoals(goals)}\n${notes.map((note) => `- note: ${note}`).join('\n')}\n`;
     process.stdout.write(`\n${text}`);
     writeFileSync(path.join(resultsDir, 'table.md'), text);

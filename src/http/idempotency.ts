@@ -85,7 +85,12 @@ function withRequestId(text: string, requestId: string): string {
   return JSON.stringify(envelope);
 }
 
-type FoundRecord = IdempotencyRecord & { expired: boolean; stale: boolean };
+type FoundRecord = IdempotencyRecord & {
+  expired: boolean;
+  stale: boolean;
+  /** Read with the row lock only: why an in-flight claim is stale. */
+  sessionGone?: boolean;
+};
 
 /**
  * What an existing record means for this request: a 409, a replay, or (null) go ahead because
@@ -131,6 +136,7 @@ function recordQuery(lock: boolean) {
       (${k.state} = 'in_flight' and (
         ${k.lockedAt} <= now() - make_interval(secs => ${value('lockTimeoutSeconds')}::double precision)
         or ${SESSION_GONE})) as "stale"
+      ${lock ? sql`, ${SESSION_GONE} as "sessionGone"` : sql``}
     from ${k} where ${k.apiKeyId} = ${value('apiKeyId')}::integer and ${k.key} = ${value('key')}::text
     ${lock ? sql`for update nowait` : sql``}`;
 }
@@ -296,6 +302,13 @@ function takeOver(
     const verdict = verdictOn(record, requestHash);
     if (verdict === 'replay') return { replay: record };
     if (verdict) return verdict;
+    if (!record.expired && record.state === 'in_flight') {
+      // Worth seeing after a crash or a failover: a write of the stopped holder may be redone.
+      request.log.info(
+        { idempotency_record: record.id, reason: record.sessionGone ? 'session_gone' : 'lock_timeout' },
+        'idempotency claim of a stopped holder taken over',
+      );
+    }
     await tx
       .update(idempotencyKeys)
       .set({

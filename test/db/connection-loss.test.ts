@@ -11,17 +11,21 @@ import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase, queryRows, sql } from '../../src/db/client.js';
 import { describeDatabaseError } from '../../src/db/errors.js';
+import { executeOperation } from '../../src/operations/index.js';
+import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js';
 import {
   api,
   createTenant,
   GENEROUS_LIMITS,
   newIdempotencyKey,
+  operationSetup,
   TEST_DOCS_URL,
   type Tenant,
 } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase, testStorage } from '../helpers/database.js';
 import { TEST_DATABASE_URL } from '../helpers/services.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 
 async function terminate(pid: number): Promise<void> {
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
@@ -187,5 +191,84 @@ describe.runIf(testStorage() === 'postgres')('a server that is no longer the pri
     } finally {
       await stop();
     }
+  });
+});
+
+describe.runIf(testStorage() === 'postgres')('background work after the database comes back', () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let handle: DatabaseHandle;
+  let app: App;
+  let tenant: Tenant;
+  let worker: WebhookWorker;
+  let receiver: Receiver;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    tenant = await createTenant(database.handle.db);
+    const target = new URL(database.url as string);
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const viaProxy = new URL(target);
+    viaProxy.port = String(proxy.port);
+    handle = await openDatabase({ kind: 'postgres', url: viaProxy.toString(), poolSize: 3 });
+    const config = loadConfig({ DOCS_URL: TEST_DOCS_URL, ...GENEROUS_LIMITS, WEBHOOK_ALLOW_HTTP: 'true' });
+    app = await buildApp({ config, database: handle, logger: false });
+    await app.ready();
+    receiver = await startReceiver();
+    await executeOperation(
+      operationSetup(database.handle, { webhooks: config.webhooks }),
+      'webhooks.create',
+      { company: String(tenant.companyId), url: receiver.url('/after'), events: 'customer.created' },
+      'test',
+    );
+    const quiet = () => {};
+    worker = startWebhookWorker({
+      handle,
+      config,
+      log: { info: quiet, warn: quiet, error: (_object, message) => errors.push(message) },
+      pollIntervalMs: 50,
+    });
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await worker?.stop();
+    await app?.close();
+    await handle?.close();
+    await proxy?.close();
+    await database?.close();
+  });
+
+  it('the webhook worker and the request log writer go on by themselves: the write after the outage is delivered and recorded', async () => {
+    await proxy.stop();
+    await until('the worker to meet the outage', async () => errors.length > 0);
+    const down = await api(app, 'GET', '/ping', { key: tenant.key });
+    expect(down.statusCode).toBe(503);
+    expect(down.headers['retry-after']).toBe('2');
+    await proxy.start();
+
+    // The client's retries: the first answers may still meet a connection the outage cut.
+    let created: { statusCode: number; json(): { data: { id: number } } } | undefined;
+    for (let attempt = 0; attempt < 5 && created?.statusCode !== 201; attempt++) {
+      created = await api(app, 'POST', '/customers', {
+        key: tenant.key,
+        idempotencyKey: 'after-the-outage-1',
+        body: { name: 'Depois da Falha' },
+      });
+    }
+    expect(created?.statusCode).toBe(201);
+    const id = created!.json().data.id;
+    await receiver.waitFor(
+      (requests) => requests.some((request) => JSON.parse(request.body).data?.id === id),
+      30_000,
+      'the delivery of customer.created',
+    );
+    await until('the request log record of the write', async () => {
+      const rows = await queryRows<{ status: number }>(
+        database.handle.db,
+        sql`select status from request_log where idempotency_key = 'after-the-outage-1' and status = 201`,
+      );
+      return rows.length === 1;
+    });
   });
 });

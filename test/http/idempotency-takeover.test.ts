@@ -41,6 +41,8 @@ describe.runIf(testStorage() === 'postgres')('an in-flight write whose database 
       ...storage.env,
       // Only the session rule may take a claim over within the test: the timeout rule would need an hour.
       IDEMPOTENCY_LOCK_TIMEOUT_SECONDS: '3600',
+      // The takeover's log line says why (info).
+      LOG_LEVEL: 'info',
       // The write blocked by the test's table lock waits until the test lets it go.
       DB_LOCK_TIMEOUT_MS: '600000',
       DB_STATEMENT_TIMEOUT_MS: '600000',
@@ -204,6 +206,7 @@ describe.runIf(testStorage() === 'postgres')('an in-flight write whose database 
     expect(replayed.headers['idempotency-replay']).toBe('true');
     expect(replayed.body.data.id).toBe(retried.body.data.id);
     expect(await invoicesWith('SIGKILL-1')).toBe(1);
+    expect(other.output()).toMatch(/"reason":"session_gone".*idempotency claim of a stopped holder taken over/);
   });
 
   it('a claim whose session the failed-over primary ended is taken over at once after the database is back, and the invoice exists once', {
@@ -240,5 +243,6 @@ describe.runIf(testStorage() === 'postgres')('an in-flight write whose database 
     const retried = await retryUntilAnswered(server, 'takeover-failover-1', body);
     expect(retried.status, JSON.stringify(retried.body)).toBe(201);
     expect(await invoicesWith('FAILOVER-1')).toBe(1);
+    expect(server.output()).toMatch(/"reason":"session_gone".*idempotency claim of a stopped holder taken over/);
   });
 });

@@ -1,7 +1,7 @@
 // Idempotency rules that hold for every POST and PUT, shown on customers.
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { idempotencyKeys } from '../../src/db/schema.js';
+import { customers, idempotencyKeys } from '../../src/db/schema.js';
 import { createApiKey } from '../../src/operations/api-keys.js';
 import {
   api,
@@ -211,5 +211,42 @@ describe('idempotency', () => {
     });
     expect(replayed.headers['idempotency-replay']).toBe('true');
     expect(replayed.json().data.id).toBe(taken.json().data.id);
+  });
+  it('a claim whose session is gone, retried by 10 requests at once, is taken over once: one customer, every other answer a 409 in flight or the replay', async () => {
+    const body = '{"name":"Corrida de Retomadas"}';
+    await ctx.db.insert(idempotencyKeys).values({
+      apiKeyId: tenant.apiKey.id,
+      companyId: tenant.companyId,
+      key: 'racing-takeover-0001',
+      requestHash: await orphanHash(body),
+      state: 'in_flight',
+      holder: 'old-primary-session',
+      holderPid: 4242,
+      holderServer: '1@2026-01-01 00:00:00+00',
+      expiresAt: sql`now() + interval '24 hours'`,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        api(ctx.app, 'POST', '/customers', {
+          key: tenant.key,
+          idempotencyKey: 'racing-takeover-0001',
+          rawBody: body,
+        }),
+      ),
+    );
+    const created = answers.filter((a) => a.statusCode === 201);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    for (const answer of answers) {
+      if (answer.statusCode === 201) continue;
+      expect(answer.statusCode).toBe(409);
+      expect(answer.json().error.code).toBe('idempotency_request_in_flight');
+    }
+    expect(new Set(created.map((a) => a.json().data.id)).size).toBe(1);
+    expect(created.filter((a) => a.headers['idempotency-replay'] !== 'true')).toHaveLength(1);
+    const rows = await ctx.db
+      .select({ id: customers.id })
+      .from(customers)
+      .where(and(eq(customers.companyId, tenant.companyId), eq(customers.name, 'Corrida de Retomadas')));
+    expect(rows).toHaveLength(1);
   });
 });

@@ -22,24 +22,26 @@ final class PartnerApi
     private readonly ?Pacer $pacer;
 
     /**
-     * @param int $maxRetries retries after the first attempt: at most 5 attempts
+     * @param int $maxRetries retries after the first attempt at most; $retryBudget usually ends them first
      * @param float $timeout longest wait for one attempt's whole answer, in seconds
-     * @param float $retryBaseDelay first backoff wait (seconds) when the answer has no Retry-After
+     * @param float $retryBaseDelay first backoff wait (seconds); then 2x, 4x, 8x... up to 10 s, never less than Retry-After
      * @param float $maxRetryWait a Retry-After (or a pacing wait) longer than this ends the call instead
      * @param bool $pacing wait before a request that a rate limit announced by the API would refuse
      * @param (callable(RetryInfo): void)|null $onRetry called before each retry's wait
      * @param (callable(PaceInfo): void)|null $onPace called before each pacing wait
+     * @param float $retryBudget seconds a call may wait between its attempts in total (60: a database failover is outlasted)
      */
     public function __construct(
         string $apiKey,
         string $baseUrl,
-        int $maxRetries = 4,
+        int $maxRetries = Transport::DEFAULT_MAX_RETRIES,
         float $timeout = 30.0,
         float $retryBaseDelay = 1.0,
         float $maxRetryWait = 60.0,
         bool $pacing = true,
         ?callable $onRetry = null,
         ?callable $onPace = null,
+        float $retryBudget = Transport::DEFAULT_RETRY_BUDGET,
     ) {
         if ($apiKey === '') {
             throw new \InvalidArgumentException('apiKey is required');
@@ -47,7 +49,7 @@ final class PartnerApi
         if (preg_match('#^https?://#', $baseUrl) !== 1) {
             throw new \InvalidArgumentException('baseUrl must be an http(s) address ending in /api/v1/partner');
         }
-        foreach (['maxRetries' => $maxRetries, 'timeout' => $timeout, 'retryBaseDelay' => $retryBaseDelay, 'maxRetryWait' => $maxRetryWait] as $name => $value) {
+        foreach (['maxRetries' => $maxRetries, 'timeout' => $timeout, 'retryBaseDelay' => $retryBaseDelay, 'maxRetryWait' => $maxRetryWait, 'retryBudget' => $retryBudget] as $name => $value) {
             if ($value < 0) {
                 throw new \InvalidArgumentException("{$name} must be >= 0");
             }
@@ -63,6 +65,7 @@ final class PartnerApi
             'invoicing-partner-api-php/' . self::VERSION . ' PHP/' . PHP_VERSION,
             $onRetry,
             $this->pacer,
+            $retryBudget,
         );
         $this->customers = new Customers($this->transport);
         $this->products = new Products($this->transport);

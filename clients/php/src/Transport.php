@@ -7,9 +7,12 @@ namespace Invoicing\PartnerApi;
 /**
  * One call to the API, with the retries the contract recommends:
  * - retried: 429, 409 idempotency_request_in_flight, every 5xx, and network errors or timeouts;
- * - the wait is the answer's Retry-After when it has one, otherwise an exponential backoff with
- *   jitter: a random wait between half and all of the base delay, then of 2x, 4x, 8x of it (so that
- *   clients that failed together do not retry together); the fifth attempt is the last;
+ * - the wait is an exponential backoff with jitter: a random wait between half and all of the base
+ *   delay, then of 2x, 4x, 8x of it... up to MAX_BACKOFF (so that clients that failed together do
+ *   not retry together), and never shorter than the answer's Retry-After;
+ * - the retries stop when the next wait would take the call's waits past $retryBudget (60 s by
+ *   default: a database failover of 30-40 s is waited out; at least budget - MAX_BACKOFF = 50 s is
+ *   always waited), or after $maxRetries;
  * - never retried: any other 4xx, including 409 idempotency_key_reuse;
  * - a write is encoded once and carries one Idempotency-Key: every attempt sends the same bytes with
  *   the same key, so the API creates the record once and replays its answer to a retry;
@@ -19,12 +22,19 @@ namespace Invoicing\PartnerApi;
  */
 final class Transport
 {
+    /** The longest backoff wait in seconds (a Retry-After may ask for more, up to $maxRetryWait). */
+    public const MAX_BACKOFF = 10.0;
+    /** Defaults of the retries: the budget outlasts a database failover (30-40 s). */
+    public const DEFAULT_RETRY_BUDGET = 60.0;
+    public const DEFAULT_MAX_RETRIES = 15;
+
     /** @var \CurlHandle|null one handle: reads reuse its kept-alive connection, writes never do */
     private ?\CurlHandle $curl = null;
     private ?Response $last = null;
 
     /**
      * @param (callable(RetryInfo): void)|null $onRetry
+     * @param (\Closure(float): void)|null $sleep the wait between attempts (tests record it); default usleep
      */
     public function __construct(
         private readonly string $apiKey,
@@ -36,6 +46,8 @@ final class Transport
         private readonly string $userAgent,
         private readonly mixed $onRetry,
         private readonly ?Pacer $pacer,
+        private readonly float $retryBudget = self::DEFAULT_RETRY_BUDGET,
+        private readonly ?\Closure $sleep = null,
     ) {
     }
 
@@ -65,6 +77,7 @@ final class Transport
             $headers[] = 'Idempotency-Key: ' . $idempotencyKey;
         }
         $kind = $method === 'GET' ? 'read' : 'write';
+        $waited = 0.0;
         for ($attempt = 1; ; $attempt++) {
             $retryAfter = null;
             $this->pacer?->acquire($kind);
@@ -90,7 +103,10 @@ final class Transport
             if ($attempt > $this->maxRetries) {
                 throw $failure;
             }
-            $delay = $retryAfter !== null ? (float) $retryAfter : $this->backoff($attempt);
+            $delay = max($retryAfter !== null ? (float) $retryAfter : 0.0, $this->backoff($attempt));
+            if ($waited + $delay > $this->retryBudget) {
+                throw $failure;
+            }
             // A Retry-After longer than the client is willing to wait (e.g. the per-day limit) ends the call.
             if ($delay > $this->maxRetryWait) {
                 throw $failure;
@@ -98,14 +114,19 @@ final class Transport
             if ($this->onRetry !== null) {
                 ($this->onRetry)(new RetryInfo($method, $path, $attempt, $delay, $failure, $idempotencyKey));
             }
-            usleep((int) round($delay * 1e6));
+            if ($this->sleep !== null) {
+                ($this->sleep)($delay);
+            } else {
+                usleep((int) round($delay * 1e6));
+            }
+            $waited += $delay;
         }
     }
 
-    /** Base, 2x, 4x, 8x of the base delay, each a random wait between its half and itself. */
+    /** Base, 2x, 4x, 8x... of the base delay up to MAX_BACKOFF, each a random wait between its half and itself. */
     private function backoff(int $attempt): float
     {
-        $ceiling = $this->retryBaseDelay * 2 ** ($attempt - 1);
+        $ceiling = min($this->retryBaseDelay * 2 ** ($attempt - 1), self::MAX_BACKOFF);
         return $ceiling / 2 + $ceiling / 2 * (random_int(0, PHP_INT_MAX - 1) / PHP_INT_MAX);
     }
 

@@ -1,9 +1,12 @@
 """One call to the API, with the retries the contract recommends.
 
 - Retried: 429, 409 idempotency_request_in_flight, every 5xx, and network errors or timeouts.
-- The wait is the answer's Retry-After when it has one, otherwise an exponential backoff with
-  jitter: a random wait between half and all of the base delay, then of 2x, 4x, 8x of it (so that
-  clients that failed together do not retry together); the fifth attempt is the last.
+- The wait is an exponential backoff with jitter: a random wait between half and all of the base
+  delay, then of 2x, 4x, 8x of it... up to MAX_BACKOFF (so that clients that failed together do not
+  retry together), and never shorter than the answer's Retry-After.
+- The retries stop when the next wait would take the call's waits past ``retry_budget`` (60 s by
+  default: a database failover of 30-40 s is waited out; at least budget - MAX_BACKOFF = 50 s is
+  always waited), or after ``max_retries``.
 - Never retried: any other 4xx, including 409 idempotency_key_reuse.
 - A write is encoded once and carries one Idempotency-Key: every attempt sends the same bytes with
   the same key, so the API creates the record once and replays its answer to a retry.
@@ -31,6 +34,13 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 from ._pacing import READ, WRITE, Pacer
 from .errors import ERROR_CODES, PartnerApiError, PartnerApiNetworkError, RateLimitInfo, Response
+
+
+#: The longest backoff wait in seconds (a Retry-After may ask for more, up to ``max_retry_wait``).
+MAX_BACKOFF = 10.0
+#: Defaults of the retries: the budget outlasts a database failover (30-40 s).
+DEFAULT_RETRY_BUDGET = 60.0
+DEFAULT_MAX_RETRIES = 15
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,7 @@ class Transport:
         retry_base_delay: float,
         max_retry_wait: float,
         user_agent: str,
+        retry_budget: float = DEFAULT_RETRY_BUDGET,
         on_retry: Optional[Callable[[RetryInfo], None]],
         pacer: Optional[Pacer],
         opener: urllib.request.OpenerDirector,
@@ -75,6 +86,7 @@ class Transport:
         self._timeout = timeout
         self._retry_base_delay = retry_base_delay
         self._max_retry_wait = max_retry_wait
+        self._retry_budget = retry_budget
         self._user_agent = user_agent
         self._on_retry = on_retry
         self._pacer = pacer
@@ -104,6 +116,7 @@ class Transport:
             headers["Idempotency-Key"] = idempotency_key
         kind = READ if method == "GET" else WRITE
         attempt = 0
+        waited = 0.0
         while True:
             attempt += 1
             retry_after: Optional[float] = None
@@ -129,7 +142,9 @@ class Transport:
                     self._pacer.release(ticket, answer_headers)
             if attempt > self._max_retries:
                 raise failure
-            delay = retry_after if retry_after is not None else self._backoff(attempt)
+            delay = max(retry_after if retry_after is not None else 0.0, self._backoff(attempt))
+            if waited + delay > self._retry_budget:
+                raise failure
             # A Retry-After longer than the client is willing to wait (e.g. the per-day limit) ends the call.
             if delay > self._max_retry_wait:
                 raise failure
@@ -145,10 +160,11 @@ class Transport:
                     )
                 )
             self._sleep(delay)
+            waited += delay
 
     def _backoff(self, attempt: int) -> float:
-        """Base, 2x, 4x, 8x of the base delay, each a random wait between its half and itself."""
-        ceiling = self._retry_base_delay * 2 ** (attempt - 1)
+        """Base, 2x, 4x, 8x... of the base delay up to MAX_BACKOFF, each a random wait between its half and itself."""
+        ceiling = min(self._retry_base_delay * 2 ** (attempt - 1), MAX_BACKOFF)
         return ceiling / 2 + ceiling / 2 * self._random()
 
     def _send(

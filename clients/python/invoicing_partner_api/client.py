@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 
 from ._json import IsMoney, encode_json, invoice_money, no_money, product_money
 from ._pacing import Pacer, PaceInfo, RateLimitState
-from ._transport import RetryInfo, Transport
+from ._transport import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, RetryInfo, Transport
 from .errors import Response
 
 __version__ = "1.0.0"
@@ -138,10 +138,11 @@ class PartnerApi:
         api_key: str,
         base_url: str,
         *,
-        max_retries: int = 4,
+        max_retries: int = DEFAULT_MAX_RETRIES,
         timeout: float = 30.0,
         retry_base_delay: float = 1.0,
         max_retry_wait: float = 60.0,
+        retry_budget: float = DEFAULT_RETRY_BUDGET,
         pacing: bool = True,
         on_retry: Optional[Callable[[RetryInfo], None]] = None,
         on_pace: Optional[Callable[[PaceInfo], None]] = None,
@@ -156,6 +157,7 @@ class PartnerApi:
             ("timeout", timeout),
             ("retry_base_delay", retry_base_delay),
             ("max_retry_wait", max_retry_wait),
+            ("retry_budget", retry_budget),
         ):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise TypeError(f"{name} must be a number >= 0")
@@ -167,6 +169,7 @@ class PartnerApi:
             timeout=float(timeout),
             retry_base_delay=float(retry_base_delay),
             max_retry_wait=float(max_retry_wait),
+            retry_budget=float(retry_budget),
             user_agent=f"invoicing-partner-api-python/{__version__}",
             on_retry=on_retry,
             pacer=self._pacer,

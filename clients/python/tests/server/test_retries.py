@@ -62,10 +62,10 @@ class RetriesTest(unittest.TestCase):
         within_backoff(self, self.retries, [1, 2])
         self.assertEqual(api.invoices.list(customer_id=customer["id"])["pagination"]["total"], 1)
 
-    def test_5xx_backs_off_with_jitter_and_the_fifth_failure_is_raised(self):
+    def test_5xx_backs_off_with_jitter_and_with_max_retries_4_the_fifth_failure_is_raised(self):
         harness.plan("main", [{"action": "answer", "status": 502, "times": 5}])
         with self.assertRaises(PartnerApiError) as caught:
-            self.client().ping()
+            self.client(max_retries=4).ping()
         self.assertEqual((caught.exception.status, caught.exception.code, caught.exception.attempts), (502, None, 5))
         within_backoff(self, self.retries, [1, 2, 4, 8])
 
@@ -82,9 +82,9 @@ class RetriesTest(unittest.TestCase):
         self.assertTrue(caught.exception.timed_out)
         self.assertEqual(caught.exception.attempts, 2)
 
-    def test_a_refused_connection_is_a_network_error_after_5_attempts(self):
+    def test_a_refused_connection_is_a_network_error_after_5_attempts_with_max_retries_4(self):
         with self.assertRaises(PartnerApiNetworkError) as caught:
-            harness.client(self.tenant["key"], "http://127.0.0.1:9/api/v1/partner", on_retry=self.retries.append).ping()
+            harness.client(self.tenant["key"], "http://127.0.0.1:9/api/v1/partner", on_retry=self.retries.append, max_retries=4).ping()
         self.assertEqual((caught.exception.timed_out, caught.exception.attempts), (False, 5))
         within_backoff(self, self.retries, [1, 2, 4, 8])
 

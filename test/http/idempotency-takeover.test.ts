@@ -206,7 +206,9 @@ describe.runIf(testStorage() === 'postgres')('an in-flight write whose database 
     expect(replayed.headers['idempotency-replay']).toBe('true');
     expect(replayed.body.data.id).toBe(retried.body.data.id);
     expect(await invoicesWith('SIGKILL-1')).toBe(1);
-    expect(other.output()).toMatch(/"reason":"session_gone".*idempotency claim of a stopped holder taken over/);
+    expect(other.output()).toMatch(
+      /"reason":"session_gone".*idempotency claim of a stopped holder taken over/,
+    );
   });
 
   it('a claim whose session the failed-over primary ended is taken over at once after the database is back, and the invoice exists once', {
@@ -243,6 +245,8 @@ describe.runIf(testStorage() === 'postgres')('an in-flight write whose database 
     const retried = await retryUntilAnswered(server, 'takeover-failover-1', body);
     expect(retried.status, JSON.stringify(retried.body)).toBe(201);
     expect(await invoicesWith('FAILOVER-1')).toBe(1);
-    expect(server.output()).toMatch(/"reason":"session_gone".*idempotency claim of a stopped holder taken over/);
+    expect(server.output()).toMatch(
+      /"reason":"session_gone".*idempotency claim of a stopped holder taken over/,
+    );
   });
 });

@@ -20,7 +20,7 @@ export interface HaproxyServer {
   stop(): Promise<void>;
 }
 
-function runtimeCommand(socketPath: string, command: string, timeoutMs = 2000): Promise<string> {
+export function runtimeCommand(socketPath: string, command: string, timeoutMs = 2000): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     let text = '';

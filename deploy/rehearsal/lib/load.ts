@@ -5,6 +5,7 @@
 // Idempotency-Key, so that afterwards the database can say whether it exists exactly once.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PartnerApi, PartnerApiError } from '../../../clients/typescript/src/index.js';
+import { now } from './progress.js';
 import type { Recorder } from './recorder.js';
 
 export interface KeyOfCompany {
@@ -27,6 +28,11 @@ export interface TrackedWrite {
   error?: string;
   /** Sends the same bytes with the same key again (what a partner's program does after a crash). */
   resend(): Promise<unknown>;
+  /** When the first attempt was sent and when the answer came (ms on progress.ts's clock). */
+  sentAt?: number;
+  ackedAt?: number;
+  /** The created record's id, once acknowledged. */
+  id?: number;
 }
 
 interface CompanyIds {
@@ -215,9 +221,13 @@ export class Load {
       resend: () => send(marker, idempotencyKey),
     };
     this.writes.push(write);
+    write.sentAt = now();
     try {
       const result = await send(marker, idempotencyKey);
       write.outcome = 'created';
+      write.ackedAt = now();
+      const id = (result as { id?: unknown }).id;
+      if (typeof id === 'number') write.id = id;
       return result;
     } catch (error) {
       write.outcome = 'failed';

@@ -18,6 +18,7 @@ export interface RequestRecord {
 }
 
 const API_PREFIX = '/api/v1/partner';
+const HAPROXY_503 = '{"statusCode":503,"error":"Service Unavailable","message":"Service Unavailable"}';
 
 export function routeOf(method: string, url: string): string {
   const { pathname } = new URL(url);
@@ -36,6 +37,9 @@ function failureOfAnswer(status: number, text: string, requestId: string | null)
   // X-Request-Id; an answer with neither came from the server outside the API's routes (e.g. the
   // framework's 503 to a request that arrives while it closes).
   if (text.trimStart().startsWith('<html')) return `${status} from HAProxy`;
+  // deploy/haproxy/haproxy.cfg answers the framework's generic 503 itself when no instance is
+  // ready (http-error): the same body, but no X-Request-Id, since no instance saw the request.
+  if (!requestId && text === HAPROXY_503) return `${status} from HAProxy`;
   return `${status} ${requestId ? 'api (generic)' : 'bare, no X-Request-Id'}`;
 }
 

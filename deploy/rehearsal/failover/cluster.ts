@@ -1,0 +1,327 @@
+// The failover rehearsal's database tier, all on 127.0.0.1: one etcd member, three Patroni nodes
+// running deploy/patroni/patroni.yml unchanged (each node's name, addresses, data directory and
+// passwords come from Patroni's environment variables), PostgreSQL 15 under them, pgBackRest
+// archiving from the leader with deploy/pgbackrest/pgbackrest.conf. PostgreSQL refuses to run as
+// root: as root, Patroni and pgBackRest run as the `postgres` user (setpriv execs, so a child's
+// pid is Patroni's own).
+import type { ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { repoRoot } from '../../../bench/lib/paths.js';
+import { exitAsError, getText, isRunning, signalAndWait, startLogged, waitUntil } from '../lib/processes.js';
+
+const run = promisify(execFile);
+
+export const PATRONI_CONFIG = path.join(repoRoot, 'deploy/patroni/patroni.yml');
+export const PGBACKREST_CONFIG = path.join(repoRoot, 'deploy/pgbackrest/pgbackrest.conf');
+export const STANZA = 'invoicing';
+export const PG_BIN = process.env.REHEARSAL_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+
+export interface RunAs {
+  prefix: string[];
+  uid: number | null;
+  gid: number | null;
+}
+
+export async function runAs(): Promise<RunAs> {
+  if (process.getuid?.() !== 0) return { prefix: [], uid: null, gid: null };
+  const uid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
+  const gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
+  return { prefix: ['setpriv', '--reuid=postgres', '--regid=postgres', '--init-groups', '--'], uid, gid };
+}
+
+/** A directory PostgreSQL's user owns (mode 0700 for data directories). */
+export function ownedDir(dir: string, user: RunAs, mode = 0o700): string {
+  mkdirSync(dir, { recursive: true, mode });
+  if (user.uid !== null && user.gid !== null) chownSync(dir, user.uid, user.gid);
+  return dir;
+}
+
+export interface Passwords {
+  superuser: string;
+  replication: string;
+  rewind: string;
+  /** Patroni's REST API (restapi.authentication: user `patroni`). */
+  restapi: string;
+}
+
+export interface Etcd {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startEtcd(
+  runDir: string,
+  clientPort: number,
+  peerPort: number,
+  logFile: string,
+): Promise<Etcd> {
+  const client = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  // The single-member form of deploy/patroni/etcd.env.
+  const child = startLogged(
+    'etcd',
+    [
+      '--name',
+      'etcd1',
+      '--data-dir',
+      path.join(runDir, 'etcd'),
+      '--listen-client-urls',
+      client,
+      '--advertise-client-urls',
+      client,
+      '--listen-peer-urls',
+      peer,
+      '--initial-advertise-peer-urls',
+      peer,
+      '--initial-cluster',
+      `etcd1=${peer}`,
+      '--initial-cluster-state',
+      'new',
+    ],
+    logFile,
+  );
+  await Promise.race([
+    waitUntil(
+      'etcd healthy',
+      async () => (await getText(`${client}/health`)).text.includes('true'),
+      30_000,
+      200,
+    ),
+    exitAsError(child, 'etcd', logFile),
+  ]);
+  return {
+    url: `127.0.0.1:${clientPort}`,
+    async stop() {
+      await signalAndWait(child, 'SIGTERM', 10_000);
+    },
+  };
+}
+
+/** What a node's REST API says of the cluster (GET /cluster). */
+export interface Member {
+  name: string;
+  role: string;
+  state: string;
+  lag?: number | string;
+  timeline?: number;
+}
+
+export interface PatroniNode {
+  name: string;
+  pgPort: number;
+  restPort: number;
+  dataDir: string;
+  restUrl: string;
+  start(): Promise<void>;
+  running(): boolean;
+  /** The machine is gone: SIGKILL to Patroni, the postmaster and every backend at once. */
+  killMachine(): Promise<number[]>;
+  stop(): Promise<void>;
+  /** Rejects when Patroni exits (raced against a wait after start). */
+  exited(): Promise<never>;
+  /** GET /primary answers 200. */
+  isPrimary(): Promise<boolean>;
+  /** PGBACKREST_* for a pgBackRest command on this node. */
+  pgbackrestEnv(): NodeJS.ProcessEnv;
+}
+
+export interface ClusterSettings {
+  runDir: string;
+  etcd: Etcd;
+  user: RunAs;
+  passwords: Passwords;
+  logDir: string;
+}
+
+function pgbackrestEnv(settings: ClusterSettings, dataDir: string, pgPort: number): NodeJS.ProcessEnv {
+  const { runDir } = settings;
+  return {
+    PGBACKREST_CONFIG: PGBACKREST_CONFIG,
+    PGBACKREST_REPO1_PATH: path.join(runDir, 'pgbackrest', 'repo'),
+    PGBACKREST_LOG_PATH: path.join(runDir, 'pgbackrest', 'log'),
+    PGBACKREST_LOCK_PATH: path.join(runDir, 'pgbackrest', 'lock'),
+    PGBACKREST_PG1_PATH: dataDir,
+    PGBACKREST_PG1_PORT: String(pgPort),
+  };
+}
+
+export function preparePgbackrest(settings: ClusterSettings): void {
+  ownedDir(path.join(settings.runDir, 'pgbackrest'), settings.user, 0o750);
+  for (const dir of ['repo', 'log', 'lock'])
+    ownedDir(path.join(settings.runDir, 'pgbackrest', dir), settings.user, 0o750);
+}
+
+export function createNode(
+  settings: ClusterSettings,
+  name: string,
+  pgPort: number,
+  restPort: number,
+): PatroniNode {
+  const { runDir, user, passwords } = settings;
+  // Empty, owned by postgres, mode 0700: Patroni runs initdb or pg_basebackup into it.
+  const dataDir = ownedDir(path.join(runDir, name), user);
+  const stateDir = ownedDir(path.join(runDir, `${name}-state`), user);
+  const logFile = path.join(settings.logDir, `${name}.log`);
+  const restUrl = `http://127.0.0.1:${restPort}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...pgbackrestEnv(settings, dataDir, pgPort),
+    PATRONI_NAME: name,
+    PATRONI_RESTAPI_LISTEN: `127.0.0.1:${restPort}`,
+    PATRONI_RESTAPI_CONNECT_ADDRESS: `127.0.0.1:${restPort}`,
+    PATRONI_ETCD3_HOSTS: settings.etcd.url,
+    PATRONI_POSTGRESQL_LISTEN: `127.0.0.1:${pgPort}`,
+    PATRONI_POSTGRESQL_CONNECT_ADDRESS: `127.0.0.1:${pgPort}`,
+    PATRONI_POSTGRESQL_DATA_DIR: dataDir,
+    PATRONI_POSTGRESQL_BIN_DIR: PG_BIN,
+    PATRONI_POSTGRESQL_PGPASS: path.join(stateDir, 'pgpass'),
+    PATRONI_SUPERUSER_PASSWORD: passwords.superuser,
+    PATRONI_REPLICATION_PASSWORD: passwords.replication,
+    PATRONI_REWIND_PASSWORD: passwords.rewind,
+    PATRONI_RESTAPI_PASSWORD: passwords.restapi,
+  };
+  let child: ChildProcess | null = null;
+
+  function postmasterPid(): number | null {
+    const file = path.join(dataDir, 'postmaster.pid');
+    if (!existsSync(file)) return null;
+    const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  }
+
+  return {
+    name,
+    pgPort,
+    restPort,
+    dataDir,
+    restUrl,
+    async start() {
+      const [command, ...args] = [...user.prefix, 'patroni', PATRONI_CONFIG];
+      child = startLogged(command!, args, logFile, { env, cwd: stateDir });
+      await Promise.race([
+        waitUntil(
+          `${name}'s REST API`,
+          async () => (await getText(`${restUrl}/health`)).status > 0,
+          120_000,
+          250,
+        ),
+        exitAsError(child, `Patroni ${name}`, logFile),
+      ]);
+    },
+    running: () => child !== null && isRunning(child),
+    async killMachine() {
+      const pids: number[] = [];
+      if (child?.pid) pids.push(child.pid);
+      const postmaster = postmasterPid();
+      if (postmaster) {
+        pids.push(postmaster);
+        const children = await run('pgrep', ['-P', String(postmaster)]).catch(() => ({ stdout: '' }));
+        pids.push(...children.stdout.split('\n').filter(Boolean).map(Number));
+      }
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      if (child) await signalAndWait(child, 'SIGKILL', 10_000);
+      if (postmaster) await waitUntil(`${name}'s postmaster gone`, () => !alive(postmaster), 10_000, 50);
+      return pids;
+    },
+    async stop() {
+      // Patroni stops PostgreSQL (fast shutdown) before it exits.
+      if (child) await signalAndWait(child, 'SIGTERM', 60_000);
+      const postmaster = postmasterPid();
+      if (postmaster && alive(postmaster)) {
+        process.kill(postmaster, 'SIGQUIT');
+        await waitUntil(`${name}'s postmaster gone`, () => !alive(postmaster), 10_000, 100).catch(() => {});
+      }
+    },
+    async exited() {
+      if (!child) throw new Error(`Patroni ${name} was never started`);
+      return exitAsError(child, `Patroni ${name}`, logFile);
+    },
+    async isPrimary() {
+      try {
+        return (await getText(`${restUrl}/primary`, 1000)).status === 200;
+      } catch {
+        return false;
+      }
+    },
+    pgbackrestEnv: () => pgbackrestEnv(settings, dataDir, pgPort),
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The cluster as any node still answering sees it. */
+export async function members(nodes: PatroniNode[]): Promise<Member[]> {
+  for (const node of nodes) {
+    try {
+      const { status, text } = await getText(`${node.restUrl}/cluster`, 1500);
+      if (status === 200) return (JSON.parse(text) as { members: Member[] }).members;
+    } catch {
+      // this node is gone: ask the next
+    }
+  }
+  throw new Error('no Patroni node answers GET /cluster');
+}
+
+export async function leaderOf(nodes: PatroniNode[]): Promise<PatroniNode | null> {
+  for (const node of nodes) if (await node.isPrimary()) return node;
+  return null;
+}
+
+/** Every node running, one leader, one synchronous standby, the others streaming. */
+export async function healthy(nodes: PatroniNode[], expected = nodes.length): Promise<Member[] | false> {
+  const seen = await members(nodes);
+  const running = seen.filter((m) => m.state === 'running' || m.state === 'streaming');
+  const leaders = seen.filter((m) => m.role === 'leader');
+  const sync = seen.filter((m) => m.role === 'sync_standby');
+  return running.length === expected && leaders.length === 1 && sync.length === 1 ? seen : false;
+}
+
+/** A pgBackRest command on `node`, as the postgres user; its stdout. */
+export async function pgbackrest(user: RunAs, node: PatroniNode, args: string[]): Promise<string> {
+  const [command, ...rest] = [...user.prefix, 'pgbackrest', `--stanza=${STANZA}`, ...args];
+  try {
+    const { stdout } = await run(command!, rest, {
+      env: { ...process.env, ...node.pgbackrestEnv() },
+      timeout: 300_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return stdout;
+  } catch (error) {
+    const failure = error as { stderr?: string; stdout?: string; message: string };
+    throw new Error(
+      `pgbackrest ${args.join(' ')}: ${failure.stderr?.trim() || failure.stdout?.trim() || failure.message}`,
+    );
+  }
+}
+
+/** A planned switchover by Patroni's REST API (what `patronictl switchover` asks for). */
+export async function switchover(leader: PatroniNode, candidate: string, password: string): Promise<string> {
+  const response = await fetch(`${leader.restUrl}/switchover`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Basic ${Buffer.from(`patroni:${password}`).toString('base64')}`,
+    },
+    body: JSON.stringify({ leader: leader.name, candidate }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`switchover refused: ${response.status} ${text}`);
+  return text.trim();
+}

@@ -1,0 +1,252 @@
+// The failover rehearsal's deployment (deploy/rehearsal/failover/run.ts): the fixed ports of the
+// run, etcd and the Patroni cluster, the PostgreSQL HAProxy, pgBackRest's stanza and full backup,
+// the service's database and role, companies, keys and webhook endpoints made with bin/invoicing,
+// three instances behind the API's HAProxy; and the small probes the phases share.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { positiveInteger } from '../../../bench/lib/args.js';
+import { invoicing } from '../lib/checks.js';
+import { startHaproxy } from '../lib/haproxy.js';
+import { createInstance, type Instance, instanceEnv } from '../lib/instances.js';
+import type { KeyOfCompany } from '../lib/load.js';
+import { withClient } from '../lib/postgres.js';
+import { waitUntil } from '../lib/processes.js';
+import { now, say, seconds } from '../lib/progress.js';
+import {
+  createNode,
+  healthy,
+  type PatroniNode,
+  pgbackrest,
+  preparePgbackrest,
+  runAs,
+  startEtcd,
+} from './cluster.js';
+import { type PgHaproxy, startPgHaproxy } from './pg-haproxy.js';
+import { type EventReceivers, startEventReceivers } from './receivers.js';
+
+export const BASE = positiveInteger(process.env.FAILOVER_PORT_BASE, 'FAILOVER_PORT_BASE', 27100);
+export const PORTS = {
+  etcdClient: BASE + 1,
+  etcdPeer: BASE + 2,
+  node: (index: number) => ({ pg: BASE + 11 + index * 10, rest: BASE + 12 + index * 10 }),
+  pgProxy: BASE + 41,
+  apiProxy: BASE + 51,
+  api: (index: number) => ({ port: BASE + 61 + index * 2, ops: BASE + 62 + index * 2 }),
+  restoredPg: BASE + 81,
+  restoredApi: { port: BASE + 82, ops: BASE + 83 },
+};
+export const NODES = 3;
+export const INSTANCES = 3;
+export const COMPANIES = 3;
+export const KEYS_PER_COMPANY = 2;
+export const WORKERS_PER_KEY = 2;
+export const PAUSE_MS = 250;
+export const DRAIN_MS = 5000;
+export const WARMUP = 10_000;
+export const SETTLE = 15_000;
+/** What the clients' retries must outlast (issue 31: the official clients' budget, at least 45 s). */
+export const RETRY_BUDGET_MS = 45_000;
+/** A revoked key must be refused by every instance within this. */
+export const REVOKE_BOUND_MS = 1000;
+export const REDIS_URL = process.env.FAILOVER_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** What the run keeps across its phases: its id, where logs go, what to stop at the end. */
+export interface RunContext {
+  runId: string;
+  logDir: string;
+  /** Stopped in reverse order at the end. */
+  stops: (() => Promise<void>)[];
+  /** Instances that exited unasked. */
+  crashes: string[];
+}
+
+export interface Setup {
+  runDir: string;
+  nodes: PatroniNode[];
+  superuserUrl: (port: number, database?: string) => string;
+  databaseUrl: string;
+  cliEnv: NodeJS.ProcessEnv;
+  keys: KeyOfCompany[];
+  companyIds: number[];
+  revocable: { id: number; key: string };
+  instances: Instance[];
+  restapiPassword: string;
+  apiUrl: string;
+  pgProxy: PgHaproxy;
+  receivers: EventReceivers;
+}
+
+export async function bringUp(runDir: string, context: RunContext): Promise<Setup> {
+  const { runId, logDir, stops, crashes } = context;
+  const user = await runAs();
+  const passwords = {
+    superuser: randomBytes(12).toString('hex'),
+    replication: randomBytes(12).toString('hex'),
+    rewind: randomBytes(12).toString('hex'),
+    restapi: randomBytes(12).toString('hex'),
+  };
+  const appPassword = randomBytes(12).toString('hex');
+  const etcd = await startEtcd(runDir, PORTS.etcdClient, PORTS.etcdPeer, path.join(logDir, 'etcd.log'));
+  stops.push(() => etcd.stop());
+  say(`etcd on port ${PORTS.etcdClient}`);
+  const settings = { runDir, etcd, user, passwords, logDir };
+  preparePgbackrest(settings);
+  const nodes = Array.from({ length: NODES }, (_, index) =>
+    createNode(settings, `pg${index + 1}`, PORTS.node(index).pg, PORTS.node(index).rest),
+  );
+  stops.push(async () => {
+    await Promise.all(nodes.map((node) => node.stop().catch(() => {})));
+  });
+  await nodes[0]!.start();
+  await Promise.race([
+    waitUntil('pg1 bootstraps the cluster and leads', () => nodes[0]!.isPrimary(), 120_000, 250),
+    nodes[0]!.exited(),
+  ]);
+  say('pg1 bootstrapped the cluster (initdb) and leads');
+  await pgbackrest(user, nodes[0]!, ['stanza-create']);
+  for (const node of nodes.slice(1)) await node.start();
+  const seen = await waitUntil(
+    '3 nodes running, one synchronous standby',
+    () => healthy(nodes),
+    180_000,
+    500,
+  );
+  say(`Patroni: ${seen.map((m) => `${m.name} ${m.role}`).join(', ')}`);
+  const pgProxy = await startPgHaproxy({
+    port: PORTS.pgProxy,
+    nodes,
+    runDir,
+    logFile: path.join(logDir, 'haproxy-postgres.log'),
+  });
+  stops.push(() => pgProxy.stop());
+  await pgProxy.waitForOnly('pg1', 30_000);
+  say(`HAProxy for PostgreSQL on port ${PORTS.pgProxy}: connections go to pg1`);
+  const superuserUrl = (port: number, database = 'postgres') =>
+    `postgres://postgres:${passwords.superuser}@127.0.0.1:${port}/${database}`;
+  await withClient(superuserUrl(PORTS.pgProxy), async (client) => {
+    await client.query(`create role invoicing login password '${appPassword}'`);
+    await client.query('create database invoicing owner invoicing');
+  });
+  const databaseUrl = `postgres://invoicing:${appPassword}@127.0.0.1:${PORTS.pgProxy}/invoicing`;
+
+  // The instances' limits in the machine's Redis, under a prefix of this run only.
+  process.env.REDIS_KEY_PREFIX = `${runId}:`;
+  const instanceSettings = (index: number) => ({
+    port: PORTS.api(index).port,
+    opsPort: PORTS.api(index).ops,
+    databaseUrl,
+    redisUrl: REDIS_URL,
+    drainMs: DRAIN_MS,
+  });
+  const cliEnv = instanceEnv(instanceSettings(0));
+  await invoicing(cliEnv, ['migrate']);
+  const keys: KeyOfCompany[] = [];
+  const companyIds: number[] = [];
+  for (let company = 0; company < COMPANIES; company++) {
+    const demo = await invoicing<{ id: number; live_key: { key: string } }>(cliEnv, ['demo']);
+    companyIds.push(demo.id);
+    keys.push({ companyId: demo.id, key: demo.live_key.key });
+    for (let extra = 1; extra < KEYS_PER_COMPANY; extra++) {
+      const created = await invoicing<{ key: string }>(cliEnv, [
+        ...['keys', 'create', '--company', String(demo.id), '--mode', 'live', '--scopes', 'all'],
+      ]);
+      keys.push({ companyId: demo.id, key: created.key });
+    }
+  }
+  // A key the load never uses: revoked after the failover.
+  const revocable = await invoicing<{ id: number; key: string }>(cliEnv, [
+    ...['keys', 'create', '--company', String(companyIds[0]), '--mode', 'live', '--scopes', 'all'],
+  ]);
+  const receivers = await startEventReceivers(COMPANIES);
+  stops.push(() => receivers.close());
+  for (const [index, companyId] of companyIds.entries())
+    await invoicing(cliEnv, [
+      ...[
+        'webhooks',
+        'create',
+        '--company',
+        String(companyId),
+        '--url',
+        receivers.urls[index]!,
+        '--events',
+        'all',
+      ],
+    ]);
+  say(
+    `${COMPANIES} companies (bin/invoicing demo), ${KEYS_PER_COMPANY} live keys each, a webhook endpoint each`,
+  );
+  await pgbackrest(user, nodes[0]!, ['--type=full', 'backup']);
+  say('pgBackRest: stanza created, full backup taken');
+
+  const instances: Instance[] = Array.from({ length: INSTANCES }, (_, index) =>
+    createInstance({
+      name: `invoicing${index + 1}`,
+      ...instanceSettings(index),
+      logFile: path.join(logDir, `invoicing${index + 1}.log`),
+      onCrash: (exit) => {
+        crashes.push(`invoicing${index + 1} (${exit}) at ${seconds(now())}`);
+        say(`!!! invoicing${index + 1} exited unasked (${exit}); starting it again, as systemd would`);
+        if (crashes.length <= 5)
+          sleep(1000)
+            .then(() => instances[index]!.start())
+            .catch((error: Error) => say(`!!! invoicing${index + 1} did not start again: ${error.message}`));
+      },
+    }),
+  );
+  stops.push(async () => {
+    await Promise.all(instances.map((instance) => instance.stop().catch(() => {})));
+  });
+  await Promise.all(instances.map((instance) => instance.start()));
+  const apiProxy = await startHaproxy({
+    port: PORTS.apiProxy,
+    instances,
+    runDir,
+    logFile: path.join(logDir, 'haproxy.log'),
+  });
+  stops.push(() => apiProxy.stop());
+  for (const instance of instances) await apiProxy.waitFor(instance.name, 'UP', 30_000);
+  say(`${INSTANCES} instances behind HAProxy on port ${PORTS.apiProxy}`);
+  return {
+    runDir,
+    nodes,
+    superuserUrl,
+    databaseUrl,
+    cliEnv,
+    keys,
+    companyIds,
+    revocable,
+    instances,
+    apiUrl: apiProxy.url,
+    restapiPassword: passwords.restapi,
+    pgProxy,
+    receivers,
+  };
+}
+
+export async function status(url: string, key: string): Promise<number> {
+  const response = await fetch(`${url}/api/v1/partner/ping`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: AbortSignal.timeout(2000),
+  });
+  await response.text();
+  return response.status;
+}
+
+export async function markerCounts(url: string, runId: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  await withClient(url, async (client) => {
+    for (const [table, column] of [
+      ['customers', 'name'],
+      ['products', 'name'],
+      ['invoices', 'reference'],
+    ] as const) {
+      const result = await client.query<{ marker: string; count: string }>(
+        `select ${column} as marker, count(*) as count from ${table} where ${column} like $1 group by ${column}`,
+        [`${runId}-%`],
+      );
+      for (const row of result.rows) counts.set(row.marker, Number(row.count));
+    }
+  });
+  return counts;
+}

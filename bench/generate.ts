@@ -1,7 +1,9 @@
 // `npm run bench:generate -- --invoices N [--fresh]`: builds (or reuses) the data set in
 // database partner_bench_<N>. See the README, "Performance".
+
+import { parseOptions, positiveInteger } from '../scripts/lib/args.js';
 import { ensureDataset } from './dataset/ensure.js';
-import { DEFAULT_INVOICES, parseOptions, positiveInteger } from './lib/args.js';
+import { DEFAULT_INVOICES } from './dataset/sizes.js';
 
 const USAGE = 'usage: npm run bench:generate -- [--invoices N] [--fresh]';
 const options = parseOptions({ invoices: { type: 'string' }, fresh: { type: 'boolean' } }, USAGE);

@@ -4,6 +4,9 @@
 // bench/results/latest.json.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { parseOptions, positiveInteger } from '../scripts/lib/args.js';
+import { installCleanup, stopAllChildren } from '../scripts/lib/children.js';
+import { repoRoot } from '../scripts/lib/repo.js';
 import { runCompression } from './cases/compression.js';
 import type { BenchContext, RunOptions } from './cases/context.js';
 import { runDeepPages } from './cases/deep.js';
@@ -15,12 +18,11 @@ import { runThroughput } from './cases/throughput.js';
 import { runWalk } from './cases/walk.js';
 import { runWrites } from './cases/writes.js';
 import { ensureDataset } from './dataset/ensure.js';
-import { DEFAULT_INVOICES, parseOptions, positiveInteger } from './lib/args.js';
-import { installCleanup, stopAllChildren } from './lib/children.js';
+import { DEFAULT_INVOICES } from './dataset/sizes.js';
 import { closeConnections } from './lib/http.js';
 import { createKey, invoicing } from './lib/invoicing-cli.js';
 import { describeMachine } from './lib/machine.js';
-import { ensureDir, repoRoot, resultsDir } from './lib/paths.js';
+import { ensureDir, resultsDir } from './lib/paths.js';
 import { queryRows, withClient } from './lib/postgres.js';
 import { readMemory, sampleRss } from './lib/rss.js';
 import { startApiServer, startBareServer } from './lib/servers.js';

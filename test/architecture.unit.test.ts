@@ -1,5 +1,6 @@
 // The folders of src/ depend on each other in one direction only, and so do its files, also inside
-// one folder. In particular the HTTP layer (src/http) and the operator's actions (src/operations)
+// one folder; so do the harnesses around it (bench/, deploy/, scripts/), which share their helpers
+// through scripts/lib instead of importing each other. In particular the HTTP layer (src/http) and the operator's actions (src/operations)
 // never import each other: both build on the resources, keys, money and database modules. Every
 // import counts: type-only ones (`import type`), re-exports and dynamic `import()`s too.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -128,5 +129,45 @@ describe('architecture of src/', () => {
       .filter(([, files]) => files.size > 1)
       .map(([name, files]) => `${name}: ${[...files].join(', ')}`);
     expect(twice).toEqual([]);
+  });
+});
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const HARNESSES = ['bench', 'deploy', 'scripts'];
+
+/** Every import among the harnesses' files and from them, as paths from the repository's root. */
+function harnessEdges(): [string, string][] {
+  return HARNESSES.flatMap((folder) =>
+    sourceFiles(join(ROOT, folder)).flatMap((file) =>
+      importsOf(file).map((target) => [relative(ROOT, file), relative(ROOT, target)] as [string, string]),
+    ),
+  );
+}
+
+describe('architecture of the harnesses (bench/, deploy/, scripts/)', () => {
+  const harness = harnessEdges();
+
+  it('reads their imports (the checks below would pass vacuously otherwise)', () => {
+    expect(harness.length).toBeGreaterThan(50);
+    expect(harness.some(([from, to]) => from.startsWith('deploy/') && to.startsWith('scripts/lib/'))).toBe(
+      true,
+    );
+  });
+
+  it('no top folder depends on one that depends on it (bench and deploy share scripts/lib)', () => {
+    const graph = new Map<string, Set<string>>();
+    for (const [from, to] of harness) {
+      const [a, b] = [from.split('/')[0]!, to.split('/')[0]!];
+      if (a !== b) graph.set(a, (graph.get(a) ?? new Set()).add(b));
+    }
+    expect(findCycle(graph)).toBeNull();
+    expect(graph.get('bench')?.has('deploy') ?? false).toBe(false);
+    expect(graph.get('deploy')?.has('bench') ?? false).toBe(false);
+  });
+
+  it('no file depends on one that depends on it', () => {
+    const graph = new Map<string, Set<string>>();
+    for (const [from, to] of harness) graph.set(from, (graph.get(from) ?? new Set()).add(to));
+    expect(findCycle(graph)).toBeNull();
   });
 });

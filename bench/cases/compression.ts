@@ -4,7 +4,7 @@
 // must come back uncompressed whatever is asked.
 import http from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { summary } from '../lib/stats.js';
+import { summary } from '../../scripts/lib/stats.js';
 import { READ_GOALS } from '../read-goals.js';
 import { fmt, fmtRange } from '../report.js';
 import { API_PREFIX, type BenchContext, bearer } from './context.js';

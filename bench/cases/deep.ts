@@ -1,7 +1,8 @@
 // A random page in the middle of each list (invoices at 1M: page ~5000 of 100, offset ~500k),
 // default order, one request at a time; each sample is another random page near the middle.
+
+import { summary } from '../../scripts/lib/stats.js';
 import { GOALS } from '../goals.js';
-import { summary } from '../lib/stats.js';
 import { fmt, fmtRange } from '../report.js';
 import type { BenchContext } from './context.js';
 import type { Resource } from './list-cases.js';

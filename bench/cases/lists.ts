@@ -1,9 +1,10 @@
 // Page 1 of every list case, one request at a time: median of N (min, max) against the goal,
 // and the `total` each answer reports must be exactly the count of the matching rows.
+
+import { summary } from '../../scripts/lib/stats.js';
 import { GOALS } from '../goals.js';
 import { getJson } from '../lib/http.js';
 import { queryRows } from '../lib/postgres.js';
-import { summary } from '../lib/stats.js';
 import { fmt, fmtRange } from '../report.js';
 import { API_PREFIX, type BenchContext, bearer } from './context.js';
 import { countSql, type ListCase, listCases, pathOf } from './list-cases.js';

@@ -3,10 +3,11 @@
 // interleaved run against the bare prepared read: req/s and p99 ratios of each, and the server's
 // CPU per request (from /proc). The log's batches compete with the API and PostgreSQL for the
 // same cores, so the difference shows in both columns.
+
+import { max, median, min } from '../../scripts/lib/stats.js';
 import { cpuMs } from '../lib/cpu.js';
 import { resultsDir } from '../lib/paths.js';
 import { startApiServer } from '../lib/servers.js';
-import { max, median, min } from '../lib/stats.js';
 import type { LoadResult, LoadSpec } from '../load/index.js';
 import { READ_GOALS } from '../read-goals.js';
 import { fmt } from '../report.js';

@@ -3,9 +3,10 @@
 // bare plain query, api, ping, bare, ... Ratios are taken round by round (the machine drifts;
 // neighbouring runs see the same drift). Every request asks for compression, as partners' clients
 // do (a customer is under the threshold: answered plain, but negotiated).
+
+import { max, median, min, summary } from '../../scripts/lib/stats.js';
 import { cpuMs } from '../lib/cpu.js';
 import type { RunningServer } from '../lib/servers.js';
-import { max, median, min, summary } from '../lib/stats.js';
 import type { LoadResult, LoadSpec } from '../load/index.js';
 import { CLIENT_ACCEPT_ENCODING, READ_GOALS } from '../read-goals.js';
 import { fmt, fmtRange } from '../report.js';

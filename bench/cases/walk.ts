@@ -3,8 +3,9 @@
 // 10,000 requests. --walk-pages K walks the first K pages and then the last 10; a walk that
 // exceeds --walk-max-minutes does the same from where it is (both are reported as shortened).
 // A complete walk also checks that every invoice was seen exactly once.
+
+import { median } from '../../scripts/lib/stats.js';
 import { GOALS } from '../goals.js';
-import { median } from '../lib/stats.js';
 import { fmt } from '../report.js';
 import type { BenchContext } from './context.js';
 import { getList } from './lists.js';

@@ -1,10 +1,11 @@
 // POST /invoices by one client, one request after the other, each with a fresh Idempotency-Key:
 // 20 lines and 200 lines (the maximum). The bench's drafts are deleted afterwards so the data
 // set stays as generated.
+
+import { percentile } from '../../scripts/lib/stats.js';
 import { GOALS } from '../goals.js';
 import { timedRequest } from '../lib/http.js';
 import { queryRows, withClient } from '../lib/postgres.js';
-import { percentile } from '../lib/stats.js';
 import { fmt } from '../report.js';
 import { API_PREFIX, type BenchContext, bearer } from './context.js';
 

@@ -1,6 +1,9 @@
 // How many rows of each kind a data set of N invoices has (the main company's counts; the noise
 // company gets 1/50 of each, interleaved: every 51st row of a table belongs to it).
 
+/** The data set's size when none is asked for (`--invoices`). */
+export const DEFAULT_INVOICES = 1_000_000;
+
 export interface DatasetSizes {
   invoices: number;
   customers: number;

@@ -3,7 +3,7 @@
 // scopes, migration journal) and the bench does not depend on src/ internals.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { invoicingBin, repoRoot } from './paths.js';
+import { invoicingBin, repoRoot } from '../../scripts/lib/repo.js';
 
 const run = promisify(execFile);
 

@@ -3,11 +3,9 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const benchDir = fileURLToPath(new URL('../', import.meta.url));
 export const resultsDir = `${benchDir}results`;
 export const dataDir = `${benchDir}.data`;
-export const invoicingBin = `${repoRoot}bin/invoicing`;
 
 export function ensureDir(path: string): string {
   mkdirSync(path, { recursive: true });

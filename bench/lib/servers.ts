@@ -4,10 +4,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { SERVER_NODE_OPTIONS } from '../../deploy/rehearsal/lib/node-options.js';
-import { startChild, stopChild } from './children.js';
+import { startChild, stopChild } from '../../scripts/lib/children.js';
+import { SERVER_NODE_OPTIONS } from '../../scripts/lib/node-options.js';
+import { invoicingBin, repoRoot } from '../../scripts/lib/repo.js';
 import { type CliTarget, storageEnv } from './invoicing-cli.js';
-import { benchDir, invoicingBin, repoRoot } from './paths.js';
+import { benchDir } from './paths.js';
 
 export interface RunningServer {
   name: string;

@@ -2,7 +2,7 @@
 // missing binary (ENOENT) means "not available".
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startChild } from '../lib/children.js';
+import { startChild } from '../../scripts/lib/children.js';
 import type { LoadResult, LoadSpec, LoadTool } from './types.js';
 
 const script = fileURLToPath(new URL('random-ids.lua', import.meta.url));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SERVER_NODE_OPTIONS } from '../../deploy/rehearsal/lib/node-options.js';
+import { SERVER_NODE_OPTIONS } from '../../scripts/lib/node-options.js';
 import { freePort } from '../helpers/server-process.js';
 
 const run = promisify(execFile);
@@ -63,7 +63,7 @@ describe('the runtime tree (deploy/build-runtime.sh)', () => {
     expect(dockerfile).toMatch(/^RUN .*sh deploy\/build-runtime\.sh \/runtime$/m);
     expect(dockerfile).toMatch(/^COPY --from=build \/runtime \.\/$/m);
     // Production's heap limit, the same in the image, the systemd unit and the bench's and
-    // rehearsal's servers (one value: deploy/rehearsal/lib/node-options.ts); the tree runs with it.
+    // rehearsal's servers (one value: scripts/lib/node-options.ts); the tree runs with it.
     expect(dockerfile).toContain(`ENV NODE_OPTIONS=${SERVER_NODE_OPTIONS}\n`);
     expect(
       readFileSync(fileURLToPath(new URL('../../deploy/invoicing.service', import.meta.url)), 'utf8'),

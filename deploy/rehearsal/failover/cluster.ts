@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from '../../../bench/lib/paths.js';
+import { repoRoot } from '../../../scripts/lib/repo.js';
 import { exitAsError, getText, isRunning, signalAndWait, startLogged, waitUntil } from '../lib/processes.js';
 
 const run = promisify(execFile);

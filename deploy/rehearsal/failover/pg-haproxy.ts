@@ -1,7 +1,7 @@
 // Debian's HAProxy with deploy/haproxy/postgres.cfg unchanged, in front of the Patroni nodes: the
 // instances' DATABASE_URL names it. Its runtime API says which node it sends connections to.
 import path from 'node:path';
-import { repoRoot } from '../../../bench/lib/paths.js';
+import { repoRoot } from '../../../scripts/lib/repo.js';
 import { runtimeCommand } from '../lib/haproxy.js';
 import { exitAsError, portAccepts, signalAndWait, startLogged, waitUntil } from '../lib/processes.js';
 import type { PatroniNode } from './cluster.js';

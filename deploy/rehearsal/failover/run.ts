@@ -26,7 +26,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { repoRoot } from '../../../bench/lib/paths.js';
+import { repoRoot } from '../../../scripts/lib/repo.js';
 import { invoicing } from '../lib/checks.js';
 import { Load } from '../lib/load.js';
 import { withClient } from '../lib/postgres.js';

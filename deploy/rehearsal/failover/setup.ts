@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { positiveInteger } from '../../../bench/lib/args.js';
+import { positiveInteger } from '../../../scripts/lib/args.js';
 import { invoicing } from '../lib/checks.js';
 import { startHaproxy } from '../lib/haproxy.js';
 import { createInstance, type Instance, instanceEnv } from '../lib/instances.js';

@@ -2,7 +2,7 @@
 // that lists answer (through HAProxy, so from every instance) equal count(*).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { invoicingBin, repoRoot } from '../../../bench/lib/paths.js';
+import { invoicingBin, repoRoot } from '../../../scripts/lib/repo.js';
 import type { TrackedWrite } from './load.js';
 import { withClient } from './postgres.js';
 

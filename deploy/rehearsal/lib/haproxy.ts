@@ -4,7 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { repoRoot } from '../../../bench/lib/paths.js';
+import { repoRoot } from '../../../scripts/lib/repo.js';
 import type { Instance } from './instances.js';
 import { exitAsError, portAccepts, signalAndWait, startLogged, waitUntil } from './processes.js';
 

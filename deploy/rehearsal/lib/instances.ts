@@ -4,8 +4,8 @@
 // counts as ready when its /readyz answers 200 as well.
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { invoicingBin, repoRoot } from '../../../bench/lib/paths.js';
-import { SERVER_NODE_OPTIONS } from './node-options.js';
+import { SERVER_NODE_OPTIONS } from '../../../scripts/lib/node-options.js';
+import { invoicingBin, repoRoot } from '../../../scripts/lib/repo.js';
 import {
   deadline,
   exitAsError,

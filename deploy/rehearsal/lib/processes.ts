@@ -1,13 +1,13 @@
 // Processes of the rehearsal and the waits around them. Every child is registered with the bench's
-// helper (bench/lib/children.ts), so Ctrl-C, an error or a missed goal ends them all; every wait
+// helper (scripts/lib/children.ts), so Ctrl-C, an error or a missed goal ends them all; every wait
 // here has a deadline and polls a condition instead of sleeping a fixed time.
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startChild } from '../../../bench/lib/children.js';
+import { startChild } from '../../../scripts/lib/children.js';
 
-export { installCleanup, stopAllChildren } from '../../../bench/lib/children.js';
+export { installCleanup, stopAllChildren } from '../../../scripts/lib/children.js';
 
 /** A port the kernel says is free now (it is chosen at run time, never fixed). */
 export function freePort(): Promise<number> {

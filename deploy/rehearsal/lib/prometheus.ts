@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from '../../../bench/lib/paths.js';
+import { repoRoot } from '../../../scripts/lib/repo.js';
 import { exitAsError, getText, signalAndWait, startLogged, waitUntil } from './processes.js';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 // The rehearsal's one table: per event, the requests made from its start until the next event,
 // how many failed and how, and p50/p99 latency in the windows before, during and after it; then
 // the goals, each met or missed.
-import { percentile } from '../../../bench/lib/stats.js';
+import { percentile } from '../../../scripts/lib/stats.js';
 import type { RequestRecord } from './recorder.js';
 
 export interface EventWindow {

@@ -1,7 +1,5 @@
-// Command-line options shared by run.ts, generate.ts and explain.ts.
+// Command-line options of the harnesses (the benchmark, the rehearsals): parsed, or usage and exit 2.
 import { parseArgs } from 'node:util';
-
-export const DEFAULT_INVOICES = 1_000_000;
 
 type Specs = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
 

@@ -2,9 +2,11 @@
 // first when missing or stale, so that `npm ci && npm start` shows the docs; a runtime tree
 // (deploy/build-runtime.sh: the image) has no sources and no build tools, and serves the files
 // built with it, never building. Docs are a help, not the service: when they cannot be built or
-// served, the API runs anyway and the banner says why the docs are missing.
+// served, the API runs anyway and the banner says why the docs are missing. The client packages of
+// /sdk/ are packed at their first request in a checkout (sdk-pack.ts), shipped in a runtime tree.
 import { existsSync } from 'node:fs';
 import type { Config } from '../config.js';
+import { prepareSdk } from './sdk-pack.js';
 import { type DocsServer, startDocsServer } from './server.js';
 import { DOCS_DIST, DOCS_SOURCE, readStamp } from './site-files.js';
 
@@ -46,7 +48,13 @@ export async function startDocs(config: Config): Promise<DocsOutcome> {
   const stamp = await readStamp(DOCS_DIST);
   const builtFor = stamp && stamp.docs_url !== config.docsUrl ? { builtFor: stamp.docs_url } : {};
   try {
-    const server = await startDocsServer({ root: DOCS_DIST, host: config.host, port: config.docsPort });
+    const server = await startDocsServer({
+      root: DOCS_DIST,
+      host: config.host,
+      port: config.docsPort,
+      baseUrl: config.docsUrl,
+      prepareSdk,
+    });
     return { server, problem: null, ...builtFor };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

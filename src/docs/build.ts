@@ -8,13 +8,14 @@
 // place, so a server never serves half a build and two builders never mix files.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { errorCatalog } from './error-catalog.js';
 import { errorsPage, guidePage, homePage, referenceChooserPage } from './pages.js';
+import { CLIENTS, type ClientVersions, clientVersions } from './sdk-files.js';
 import { DOCS_DIST, DOCS_SOURCE, readStamp, STAMP } from './site-files.js';
 
 export { DOCS_DIST, DOCS_SOURCE };
@@ -36,14 +37,49 @@ const GUIDES = [
 
 /** The reference in each language: its document, its page, its title. */
 const REFERENCES = [
-  { document: OPENAPI, target: 'pt/referencia.html', title: 'Referência — Partner API v1' },
-  { document: OPENAPI_EN, target: 'en/reference.html', title: 'Reference — Partner API v1' },
+  { published: 'openapi.json', target: 'pt/referencia.html', title: 'Referência — Partner API v1' },
+  { published: 'en/openapi.json', target: 'en/reference.html', title: 'Reference — Partner API v1' },
 ] as const;
+
+/**
+ * An OpenAPI document (as text) with the docs' base it was generated for (its `info.contact.url`:
+ * `npm run openapi` runs with the default DOCS_URL) replaced by `docsUrl` everywhere: the
+ * description's link, the contact, every error example's doc_url. The site then names its own base.
+ */
+export function rebased(text: string, docsUrl: string): string {
+  const document = JSON.parse(text) as { info?: { contact?: { url?: string } } };
+  const generatedFor = document.info?.contact?.url?.replace(/\/+$/, '');
+  const base = docsUrl.replace(/\/+$/, '');
+  if (!generatedFor || generatedFor === base) return text;
+  return text.replaceAll(`${generatedFor}/`, `${base}/`);
+}
 
 const exec = promisify(execFile);
 const resolveModule = createRequire(import.meta.url).resolve;
 const REDOCLY_PACKAGE = resolveModule('@redocly/cli/package.json');
 const REDOCLY_CLI = join(dirname(REDOCLY_PACKAGE), 'bin/cli.js');
+
+/** The files the client versions are read from (their packages' names carry them). */
+const VERSION_SOURCES = [
+  'typescript/package.json',
+  'mcp/package.json',
+  'php/composer.json',
+  'python/invoicing_partner_api/client.py',
+].map((path) => join(CLIENTS, path));
+
+/**
+ * A page's markdown with the site's own facts filled in: `{{DOCS_URL}}` (the docs' base, without
+ * a trailing slash) and `{{version:typescript|mcp|python|php}}` (a client's version, as the file
+ * names under /sdk/ carry it), so that links and install lines work as written.
+ */
+export function fillPlaceholders(markdown: string, docsUrl: string, versions: ClientVersions): string {
+  return markdown.replace(/\{\{(DOCS_URL|version:[a-z]+)\}\}/g, (whole, name: string) => {
+    if (name === 'DOCS_URL') return docsUrl.replace(/\/+$/, '');
+    const version = versions[name.slice('version:'.length) as keyof ClientVersions];
+    if (!version) throw new Error(`unknown placeholder ${whole}`);
+    return version;
+  });
+}
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
@@ -67,6 +103,7 @@ export async function docsFingerprint(docsUrl: string): Promise<string> {
     ...(await filesUnder(SAMPLES)),
     // Its `openapi:` section configures Redoc (the code samples' languages).
     join(ROOT, 'redocly.yaml'),
+    ...VERSION_SOURCES,
     ...(await filesUnder(join(ROOT, 'src/docs'))),
     REDOCLY_PACKAGE,
   ];
@@ -134,18 +171,23 @@ export interface BuildResult {
 export async function buildDocs(docsUrl: string, outDir = DOCS_DIST): Promise<BuildResult> {
   const started = Date.now();
   const fingerprint = await docsFingerprint(docsUrl);
+  const versions = await clientVersions();
   const temporary = `${outDir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   await mkdir(temporary, { recursive: true });
   try {
     // One Redoc build at a time: each is a whole Node process that takes a core.
+    await mkdir(join(temporary, 'en'), { recursive: true });
+    await writeFile(join(temporary, 'openapi.json'), rebased(await readFile(OPENAPI, 'utf8'), docsUrl));
+    await writeFile(join(temporary, 'en/openapi.json'), rebased(await readFile(OPENAPI_EN, 'utf8'), docsUrl));
     for (const reference of REFERENCES) {
-      await renderReference(reference.document, join(temporary, reference.target), reference.title);
+      await renderReference(
+        join(temporary, reference.published),
+        join(temporary, reference.target),
+        reference.title,
+      );
       await localizeReference(join(temporary, reference.target));
     }
-    await mkdir(join(temporary, 'en'), { recursive: true });
     await Promise.all([
-      copyFile(OPENAPI, join(temporary, 'openapi.json')),
-      copyFile(OPENAPI_EN, join(temporary, 'en/openapi.json')),
       writePage(temporary, 'index.html', homePage()),
       writePage(temporary, 'reference.html', referenceChooserPage()),
       writePage(temporary, 'errors.html', errorsPage(docsUrl)),
@@ -153,7 +195,10 @@ export async function buildDocs(docsUrl: string, outDir = DOCS_DIST): Promise<Bu
         writePage(
           temporary,
           guide.target,
-          guidePage(await readFile(join(DOCS_SOURCE, guide.source), 'utf8'), guide.lang),
+          guidePage(
+            fillPlaceholders(await readFile(join(DOCS_SOURCE, guide.source), 'utf8'), docsUrl, versions),
+            guide.lang,
+          ),
         ),
       ),
     ]);

@@ -38,7 +38,13 @@ export default defineConfig({
           env: { TEST_STORAGE: 'postgres' },
         },
       },
-      { extends: true, test: { name: 'packages', include: ['test/clients/kit/pack.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'packages',
+          include: ['test/clients/kit/pack.test.ts', 'test/clients/kit/install.test.ts'],
+        },
+      },
     ],
   },
 });

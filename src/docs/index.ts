@@ -14,7 +14,10 @@ export interface DocsOutcome {
   server: DocsServer | null;
   /** Why there is no docs server (null when there is one). */
   problem: string | null;
-  /** The DOCS_URL the served files were built for, when it is not this server's (their examples say it). */
+  /**
+   * Unused: files built for another DOCS_URL are served rebased on this server's (server.ts), so
+   * their links always name it. Kept for the banner's code until it drops its branch.
+   */
   builtFor?: string;
 }
 
@@ -46,7 +49,6 @@ export async function startDocs(config: Config): Promise<DocsOutcome> {
   const problem = await prepare(config);
   if (problem) return { server: null, problem };
   const stamp = await readStamp(DOCS_DIST);
-  const builtFor = stamp && stamp.docs_url !== config.docsUrl ? { builtFor: stamp.docs_url } : {};
   try {
     const server = await startDocsServer({
       root: DOCS_DIST,
@@ -54,8 +56,9 @@ export async function startDocs(config: Config): Promise<DocsOutcome> {
       port: config.docsPort,
       baseUrl: config.docsUrl,
       prepareSdk,
+      ...(stamp ? { builtFor: stamp.docs_url } : {}),
     });
-    return { server, problem: null, ...builtFor };
+    return { server, problem: null };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return {

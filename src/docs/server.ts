@@ -80,6 +80,8 @@ interface Site {
   /** e.g. http://127.0.0.1:3001/sdk/ (filled in once listening when not given). */
   sdkUrl: string;
   prepareSdk?: () => Promise<string | null>;
+  /** The docs' base the files were built for, and the one to show instead (see startDocsServer). */
+  rebase?: { from: string; to: string };
 }
 
 async function handle(site: Site, request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -103,7 +105,7 @@ async function handle(site: Site, request: IncomingMessage, response: ServerResp
     if (file && file === join(sdkRoot, 'index.html')) {
       const html = (await readFile(file, 'utf8')).replaceAll(SDK_URL_PLACEHOLDER, site.sdkUrl);
       sendText(request, response, html, TYPES['.html'] as string);
-    } else if (file) await sendFile(request, response, file);
+    } else if (file) await sendFile(site, request, response, file);
     else if (await isFile(join(sdkRoot, 'index.html')))
       send(
         response,
@@ -129,7 +131,7 @@ async function handle(site: Site, request: IncomingMessage, response: ServerResp
     send(response, 404, 'Not Found');
     return;
   }
-  await sendFile(request, response, file);
+  await sendFile(site, request, response, file);
 }
 
 function sendText(request: IncomingMessage, response: ServerResponse, text: string, type: string): void {
@@ -143,7 +145,23 @@ function sendText(request: IncomingMessage, response: ServerResponse, text: stri
   response.end(request.method === 'HEAD' ? undefined : body);
 }
 
-async function sendFile(request: IncomingMessage, response: ServerResponse, file: string): Promise<void> {
+async function sendFile(
+  site: Site,
+  request: IncomingMessage,
+  response: ServerResponse,
+  file: string,
+): Promise<void> {
+  const type = TYPES[extname(file)];
+  if (site.rebase && (extname(file) === '.html' || extname(file) === '.json')) {
+    const { from, to } = site.rebase;
+    sendText(
+      request,
+      response,
+      (await readFile(file, 'utf8')).replaceAll(`${from}/`, `${to}/`),
+      type as string,
+    );
+    return;
+  }
   const info = await stat(file);
   response.writeHead(200, {
     'content-type':
@@ -171,12 +189,22 @@ export async function startDocsServer(options: {
   baseUrl?: string;
   /** Called before each /sdk/ request: makes the packages current; null, or why they cannot be. */
   prepareSdk?: () => Promise<string | null>;
+  /**
+   * The docs' base the site was built for (its stamp's docs_url), when it is not `baseUrl`: a
+   * runtime tree's site is built once, and its server may run with another DOCS_PORT or DOCS_URL.
+   * Its pages and documents then name `baseUrl` instead, so every link opens here.
+   */
+  builtFor?: string;
 }): Promise<DocsServer> {
+  const trim = (url: string) => url.replace(/\/+$/, '');
   const site: Site = {
     root: normalize(options.root),
     sdkRoot: normalize(options.sdkRoot ?? SDK_DIST),
     sdkUrl: options.baseUrl ? `${options.baseUrl.replace(/\/+$/, '')}${SDK_PREFIX}` : '',
     ...(options.prepareSdk ? { prepareSdk: options.prepareSdk } : {}),
+    ...(options.builtFor && options.baseUrl && trim(options.builtFor) !== trim(options.baseUrl)
+      ? { rebase: { from: trim(options.builtFor), to: trim(options.baseUrl) } }
+      : {}),
   };
   const server: Server = createServer((request, response) => {
     handle(site, request, response).catch(() => {

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { errorCatalog } from './error-catalog.js';
@@ -21,11 +21,35 @@ import { DOCS_DIST, DOCS_SOURCE, readStamp, STAMP } from './site-files.js';
 export { DOCS_DIST, DOCS_SOURCE };
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Pages whose English text lives in the repository where its readers look for it (a client's
+ * README, the operator's and the deployment's docs) and whose Portuguese translation lives under
+ * docs/site/pt/: both are published, /pt/<ptName> and /en/<enName>.
+ */
+export const ENGLISH_ORIGINALS = [
+  {
+    en: 'clients/typescript/README.md',
+    enName: 'client-typescript',
+    pt: 'pt/cliente-typescript.md',
+    ptName: 'cliente-typescript',
+  },
+  { en: 'clients/php/README.md', enName: 'client-php', pt: 'pt/cliente-php.md', ptName: 'cliente-php' },
+  {
+    en: 'clients/python/README.md',
+    enName: 'client-python',
+    pt: 'pt/cliente-python.md',
+    ptName: 'cliente-python',
+  },
+  { en: 'clients/mcp/README.md', enName: 'client-mcp', pt: 'pt/cliente-mcp.md', ptName: 'cliente-mcp' },
+  { en: 'docs/operator-cli.md', enName: 'operator-cli', pt: 'pt/operador.md', ptName: 'operador' },
+  { en: 'deploy/README.md', enName: 'deploy', pt: 'pt/implantacao.md', ptName: 'implantacao' },
+] as const;
 const OPENAPI = join(ROOT, 'openapi.json');
 const OPENAPI_EN = join(ROOT, 'openapi.en.json');
 const SAMPLES = join(ROOT, 'docs/samples');
 
-/** The pages in each language: source under docs/site/, page under the site. */
+/** The pages in each language: source (under docs/site/ unless it says otherwise), page under the site. */
 const GUIDES = [
   { source: 'pt/guia.md', target: 'pt/index.html', lang: 'pt' },
   { source: 'en/guide.md', target: 'en/index.html', lang: 'en' },
@@ -33,6 +57,10 @@ const GUIDES = [
   { source: 'en/webhooks.md', target: 'en/webhooks.html', lang: 'en' },
   { source: 'pt/mcp.md', target: 'pt/mcp.html', lang: 'pt' },
   { source: 'en/mcp.md', target: 'en/mcp.html', lang: 'en' },
+  ...ENGLISH_ORIGINALS.flatMap((page) => [
+    { source: page.pt, target: `pt/${page.ptName}.html`, lang: 'pt' as const },
+    { source: join(ROOT, page.en), target: `en/${page.enName}.html`, lang: 'en' as const },
+  ]),
 ] as const;
 
 /** The reference in each language: its document, its page, its title. */
@@ -104,6 +132,7 @@ export async function docsFingerprint(docsUrl: string): Promise<string> {
     // Its `openapi:` section configures Redoc (the code samples' languages).
     join(ROOT, 'redocly.yaml'),
     ...VERSION_SOURCES,
+    ...ENGLISH_ORIGINALS.map((page) => join(ROOT, page.en)),
     ...(await filesUnder(join(ROOT, 'src/docs'))),
     REDOCLY_PACKAGE,
   ];
@@ -196,7 +225,7 @@ export async function buildDocs(docsUrl: string, outDir = DOCS_DIST): Promise<Bu
           temporary,
           guide.target,
           guidePage(
-            fillPlaceholders(await readFile(join(DOCS_SOURCE, guide.source), 'utf8'), docsUrl, versions),
+            fillPlaceholders(await readFile(resolve(DOCS_SOURCE, guide.source), 'utf8'), docsUrl, versions),
             guide.lang,
           ),
         ),

@@ -42,7 +42,13 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'packages',
-          include: ['test/clients/kit/pack.test.ts', 'test/clients/kit/install.test.ts'],
+          // One at a time: each packs the clients, and packing builds them in place (their dist/).
+          fileParallelism: false,
+          include: [
+            'test/clients/kit/pack.test.ts',
+            'test/clients/kit/pack-without-python.test.ts',
+            'test/clients/kit/install.test.ts',
+          ],
         },
       },
     ],

@@ -26,7 +26,7 @@ async function prepare(config: Config): Promise<string | null> {
   if (!existsSync(DOCS_SOURCE)) {
     return (await readStamp(DOCS_DIST))
       ? null
-      : 'not built: this tree has neither docs/dist nor the docs sources (deploy/build-runtime.sh builds them)';
+      : 'not built: this installation has neither docs/dist nor the docs sources (a runtime tree is made with its docs built)';
   }
   let build: typeof import('./build.js');
   try {

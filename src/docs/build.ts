@@ -8,6 +8,7 @@
 // place, so a server never serves half a build and two builders never mix files.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -106,6 +107,33 @@ export function fillPlaceholders(markdown: string, docsUrl: string, versions: Cl
     const version = versions[name.slice('version:'.length) as keyof ClientVersions];
     if (!version) throw new Error(`unknown placeholder ${whole}`);
     return version;
+  });
+}
+
+/**
+ * A page's relative markdown links as the site has them: a link to another published source (a
+ * README, a page of docs/site) points at its page; a link to any other file of the repository
+ * (a script, a configuration) becomes its path as text, since the site does not serve it.
+ */
+export function siteLinks(markdown: string, source: string, target: string): string {
+  const pages = new Map<string, string>(
+    GUIDES.map((guide) => [resolve(DOCS_SOURCE, guide.source), guide.target]),
+  );
+  const from = dirname(target);
+  return markdown.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (whole, text: string, href: string) => {
+    if (/^([a-z]+:|#|\/)/i.test(href)) return whole;
+    const [path = '', anchor] = href.split('#');
+    const file = resolve(dirname(source), path);
+    const page = pages.get(file);
+    // Links of the site itself (`../errors`, `reference`) name no file of the repository.
+    if (!page && !statSync(file, { throwIfNoEntry: false })?.isFile()) return whole;
+    if (page) {
+      const name = page.replace(/(^|\/)index\.html$/, '$1').replace(/\.html$/, '');
+      const link = relative(from, name) || './';
+      return `[${text}](${link}${name.endsWith('/') && !link.endsWith('/') ? '/' : ''}${anchor ? `#${anchor}` : ''})`;
+    }
+    const shown = relative(ROOT, file);
+    return text.replace(/`/g, '') === shown ? text : `${text} (\`${shown}\`)`;
   });
 }
 
@@ -225,7 +253,11 @@ export async function buildDocs(docsUrl: string, outDir = DOCS_DIST): Promise<Bu
           temporary,
           guide.target,
           guidePage(
-            fillPlaceholders(await readFile(resolve(DOCS_SOURCE, guide.source), 'utf8'), docsUrl, versions),
+            siteLinks(
+              fillPlaceholders(await readFile(resolve(DOCS_SOURCE, guide.source), 'utf8'), docsUrl, versions),
+              resolve(DOCS_SOURCE, guide.source),
+              guide.target,
+            ),
             guide.lang,
           ),
         ),

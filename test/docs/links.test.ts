@@ -26,6 +26,18 @@ const PAGES = [
   '/en/reference',
   '/openapi.json',
   '/en/openapi.json',
+  '/pt/cliente-typescript',
+  '/en/client-typescript',
+  '/pt/cliente-php',
+  '/en/client-php',
+  '/pt/cliente-python',
+  '/en/client-python',
+  '/pt/cliente-mcp',
+  '/en/client-mcp',
+  '/pt/operador',
+  '/en/operator-cli',
+  '/pt/implantacao',
+  '/en/deploy',
 ];
 
 // Nothing here depends on the storage: it runs in the pglite project only.
@@ -75,6 +87,14 @@ describe.runIf(testStorage() === 'pglite')('docs links: the real base, never a f
     expect(links).toContain(`${base}/`);
     expect(links).toContain(`${base}/errors`);
     expect([...links].some((link) => link.startsWith(`${base}/sdk/`))).toBe(true);
+    // And every relative link of the site's own pages (Redoc's pages link within themselves).
+    for (const page of PAGES.filter((path) => !/json$|referencia$|reference$/.test(path))) {
+      const html = await (await fetch(`${server.url}${page}`)).text();
+      for (const [, href] of html.matchAll(/href="([^"]+)"/g)) {
+        if (/^([a-z]+:|#)/i.test(href as string)) continue;
+        links.add(new URL(href as string, `${base}${page}`).href.split('#')[0] as string);
+      }
+    }
     for (const link of links) {
       if (link.startsWith(`${base}/sdk/`) && link !== `${base}/sdk/`) continue; // packages: kit tests
       expect((await fetch(link)).status, link).toBe(200);

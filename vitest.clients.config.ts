@@ -38,7 +38,19 @@ export default defineConfig({
           env: { TEST_STORAGE: 'postgres' },
         },
       },
-      { extends: true, test: { name: 'packages', include: ['test/clients/kit/pack.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'packages',
+          // One at a time: each packs the clients, and packing builds them in place (their dist/).
+          fileParallelism: false,
+          include: [
+            'test/clients/kit/pack.test.ts',
+            'test/clients/kit/pack-without-python.test.ts',
+            'test/clients/kit/install.test.ts',
+          ],
+        },
+      },
     ],
   },
 });

@@ -1,8 +1,9 @@
 #!/bin/sh
 # deploy/build-runtime.sh DIR: assembles in DIR exactly what runs in production (what the image of
 # deploy/Dockerfile ships, and what a host can run with systemd): the compiled JavaScript (dist/),
-# bin/, the migrations (drizzle/), the docs site already built (docs/dist/), package.json with its
-# lock, and the runtime dependencies only (npm ci --omit=dev: no TypeScript, no tsx, no Redocly CLI,
+# bin/, the migrations (drizzle/), the docs site already built (docs/dist/), the client packages the
+# docs server offers under /sdk/ (clients/dist/: TypeScript, MCP, Python, PHP; needs python3 or
+# PYTHON_BIN), package.json with its lock, and the runtime dependencies only (npm ci --omit=dev: no TypeScript, no tsx, no Redocly CLI,
 # no marked). `node DIR/bin/invoicing serve` then needs nothing else: no checkout, no build.
 #
 # Run from a checkout whose dependencies are installed (npm ci). dist/ is rebuilt only when a
@@ -47,7 +48,10 @@ touch "$DIR/$MARK"
 # 3. The docs site, built for the tree itself (a server of the checkout may be serving docs/dist).
 node_modules/.bin/tsx scripts/build-docs.ts --out "$DIR/docs/dist"
 
-# 4. Runtime dependencies only, exactly as locked. No install scripts: none is needed at run time.
+# 4. The client packages, every one of them (--all: no python3 is an error here, not a gap).
+node_modules/.bin/tsx scripts/pack-clients.ts --all --out "$DIR/clients/dist" >/dev/null
+
+# 5. Runtime dependencies only, exactly as locked. No install scripts: none is needed at run time.
 cd "$DIR"
 npm ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error
 echo "runtime tree in $DIR ($(du -sh . | cut -f1)); run: node $DIR/bin/invoicing serve"

@@ -6,20 +6,28 @@
 // - clients/python: a wheel and an sdist from the package's own standard-library PEP 517 backend;
 // - clients/php: a Composer zip (composer.json at its root, tests left out), usable as a Composer
 //   "artifact" repository or unzipped and loaded with its autoload.php.
+// A package whose manifest lists a sibling client in `bundleDependencies` (the MCP server bundles
+// the TypeScript client, which is on no public registry) is packed from a staging copy holding
+// that sibling's own tarball, so its tarball installs alone.
 // Zips and tarballs are reproducible (fixed times and modes), so a rebuild of the same sources
-// gives the same checksums. Also writes SHA256SUMS (`sha256sum -c` reads it) and index.html.
+// gives the same checksums. Also writes SHA256SUMS (`sha256sum -c` reads it), index.html (install
+// lines in PT and EN; the docs server fills in its own address) and build.json (the sources'
+// fingerprint: a checkout's docs server repacks when they change). The folder is built aside and
+// renamed into place, so a server never serves half a pack. Without python3 (PYTHON_BIN) the
+// Python packages are left out, with a note on the index, unless --all asks for every package.
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { deflateRawSync } from 'node:zlib';
+import { extract } from 'tar';
+import { CLIENTS, SDK_DIST, SDK_STAMP, sdkFingerprint } from '../src/docs/sdk-files.js';
 
 const exec = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const CLIENTS = join(ROOT, 'clients');
-export const DEFAULT_OUT = join(CLIENTS, 'dist');
+export const DEFAULT_OUT = SDK_DIST;
 
 export interface PackedFile {
   name: string;
@@ -36,9 +44,17 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
+interface Manifest {
+  name: string;
+  version: string;
+  files?: string[];
+  bundleDependencies?: string[];
+}
+
 /** `npm pack` of a folder with a package.json; returns the tarball's name. */
-async function npmPack(dir: string, out: string): Promise<string> {
-  const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', out], {
+async function npmPack(dir: string, out: string, ignoreScripts = false): Promise<string> {
+  const args = ['pack', '--json', '--pack-destination', out, ...(ignoreScripts ? ['--ignore-scripts'] : [])];
+  const { stdout } = await exec('npm', args, {
     cwd: dir,
     maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, npm_config_loglevel: 'error' },
@@ -48,6 +64,35 @@ async function npmPack(dir: string, out: string): Promise<string> {
   const [packed] = JSON.parse(json.trimStart().startsWith('[') ? json : stdout) as { filename: string }[];
   if (!packed) throw new Error(`npm pack in ${dir} packed nothing`);
   return packed.filename.replace(/^@[^/]+\//, '').replace('/', '-');
+}
+
+/**
+ * A package that bundles sibling clients: built in place (its `prepack`), then packed from a
+ * staging copy of what it publishes, with each bundled sibling unpacked from its own tarball into
+ * node_modules, as npm bundles a dependency (npm does not follow a workspace's links).
+ */
+async function npmPackBundling(
+  dir: string,
+  manifest: Manifest,
+  out: string,
+  tarballs: Map<string, string>,
+): Promise<string> {
+  await exec('npm', ['run', 'build'], { cwd: dir, env: { ...process.env, npm_config_loglevel: 'error' } });
+  const stage = await mkdtemp(join(tmpdir(), 'partner-pack-'));
+  try {
+    for (const path of ['package.json', ...(manifest.files ?? [])])
+      await cp(join(dir, path), join(stage, path), { recursive: true });
+    for (const name of manifest.bundleDependencies ?? []) {
+      const tarball = tarballs.get(name);
+      if (!tarball) throw new Error(`${manifest.name} bundles ${name}, which no folder of clients/ packs`);
+      const target = join(stage, 'node_modules', name);
+      await mkdir(target, { recursive: true });
+      await extract({ file: join(out, tarball), cwd: target, strip: 1 });
+    }
+    return await npmPack(stage, out, true);
+  } finally {
+    await rm(stage, { recursive: true, force: true });
+  }
 }
 
 async function pythonPack(out: string): Promise<string[]> {
@@ -162,66 +207,167 @@ function escapeHtml(text: string): string {
   );
 }
 
-function indexPage(files: PackedFile[]): string {
+/** Where the docs server writes its own address (…/sdk/) into index.html as it serves it. */
+export const SDK_URL_PLACEHOLDER = '__SDK_URL__';
+
+/** The shell lines that install a package straight from /sdk/, by kind of package. */
+export function installLines(files: PackedFile[]): { id: string; label: string; lines: string[] }[] {
+  const named = (pattern: RegExp) => files.find((file) => pattern.test(file.name))?.name;
+  const url = (name: string) => `${SDK_URL_PLACEHOLDER}${name}`;
+  const blocks: { id: string; label: string; lines: string[] }[] = [];
+  const ts = named(/^invoicing-partner-api-.*\.tgz$/);
+  if (ts)
+    blocks.push({ id: 'typescript', label: 'TypeScript / Node.js 20+', lines: [`npm install ${url(ts)}`] });
+  const mcp = named(/^invoicing-partner-mcp-.*\.tgz$/);
+  if (mcp)
+    blocks.push({
+      id: 'mcp',
+      label: 'MCP (Node.js 20+)',
+      lines: [`npm install -g ${url(mcp)}`, 'partner-mcp --help'],
+    });
+  const wheel = named(/\.whl$/);
+  if (wheel) blocks.push({ id: 'python', label: 'Python 3.9+', lines: [`pip install ${url(wheel)}`] });
+  const zipped = named(/^invoicing-partner-api-.*\.zip$/);
+  if (zipped)
+    blocks.push({
+      id: 'php',
+      label: 'PHP 8.1+ (Composer)',
+      lines: [
+        'mkdir -p pacotes',
+        `curl -fsSL -o pacotes/${zipped} ${url(zipped)}`,
+        `composer init --no-interaction --name minha-empresa/integracao --repository '{"type":"artifact","url":"pacotes"}'`,
+        'composer require invoicing/partner-api:^1.0',
+      ],
+    });
+  return blocks;
+}
+
+const INDEX_TEXT = {
+  pt: {
+    title: 'Instalar',
+    intro:
+      'Cada comando instala o pacote directamente deste endereço. O servidor MCP traz o cliente TypeScript dentro do seu pacote: instala-se sozinho. No PHP, o Composer lê o zip de uma pasta local (um repositório <code>artifact</code>).',
+    missing: 'Em falta neste servidor',
+  },
+  en: {
+    title: 'Install',
+    intro:
+      'Each command installs the package straight from this address. The MCP server carries the TypeScript client inside its package: it installs alone. For PHP, Composer reads the zip from a local folder (an <code>artifact</code> repository).',
+    missing: 'Missing on this server',
+  },
+} as const;
+
+function indexPage(files: PackedFile[], missing: string[]): string {
   const rows = files
     .map(
       (file) =>
         `<tr><td><a href="${encodeURIComponent(file.name)}">${escapeHtml(file.name)}</a></td><td>${file.bytes}</td><td><code>${file.sha256}</code></td><td>${escapeHtml(file.source)}</td></tr>`,
     )
     .join('\n');
+  const sections = (['pt', 'en'] as const)
+    .map((lang) => {
+      const text = INDEX_TEXT[lang];
+      const blocks = installLines(files)
+        .map(
+          (block) =>
+            `<h3>${escapeHtml(block.label)}</h3>\n<pre><code class="language-sh" data-install="${block.id}">${escapeHtml(block.lines.join('\n'))}</code></pre>`,
+        )
+        .join('\n');
+      const absent = missing.length
+        ? `<p><strong>${text.missing}:</strong> ${missing.map(escapeHtml).join('; ')}</p>`
+        : '';
+      return `<section lang="${lang}" id="${lang}">\n<h2>${text.title} (${lang.toUpperCase()})</h2>\n<p>${text.intro}</p>\n${blocks}\n${absent}\n</section>`;
+    })
+    .join('\n');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>SDK · Partner API v1</title>
-<style>body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}td,th{padding:.3rem .6rem;text-align:left}code{font-size:.8rem}</style></head>
+<html lang="pt"><head><meta charset="utf-8"><title>SDK · Partner API v1</title>
+<style>body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}td,th{padding:.3rem .6rem;text-align:left}code{font-size:.8rem}pre{background:#f4f6f8;padding:.6rem 1rem;overflow-x:auto}</style></head>
 <body><h1>Clientes e ferramentas · Clients and tools</h1>
 <p>Verifique o SHA-256 antes de instalar · Check the SHA-256 before installing:
 <a href="SHA256SUMS">SHA256SUMS</a> (<code>sha256sum -c SHA256SUMS</code>).</p>
-<table><thead><tr><th>File</th><th>Bytes</th><th>SHA-256</th><th>Source</th></tr></thead><tbody>
+<table><thead><tr><th>Ficheiro · File</th><th>Bytes</th><th>SHA-256</th><th>Origem · Source</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
-<ul>
-<li>TypeScript / Node.js: <code>npm install ./invoicing-partner-api-&lt;version&gt;.tgz</code></li>
-<li>Python 3.9+: <code>pip install ./invoicing_partner_api-&lt;version&gt;-py3-none-any.whl</code></li>
-<li>PHP 8.1+ (Composer): an <code>artifact</code> repository holding the zip, then <code>composer require invoicing/partner-api</code></li>
-</ul>
+${sections}
 </body></html>
 `;
 }
 
-/** Builds every package into `out` (emptied first) and returns them with their checksums. */
-export async function packClients(out = DEFAULT_OUT): Promise<PackedFile[]> {
-  await rm(out, { recursive: true, force: true });
-  await mkdir(out, { recursive: true });
-  const sources = new Map<string, string>();
-  for (const entry of (await readdir(CLIENTS, { withFileTypes: true })).sort((a, b) =>
-    a.name.localeCompare(b.name),
-  )) {
-    const dir = join(CLIENTS, entry.name);
-    if (entry.isDirectory() && (await exists(join(dir, 'package.json')))) {
-      sources.set(await npmPack(dir, out), `clients/${entry.name}`);
-    }
-  }
-  for (const name of await pythonPack(out)) sources.set(name, 'clients/python');
-  sources.set(await phpPack(out), 'clients/php');
+/** Whether a failure is "the program is not installed". */
+function notInstalled(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
 
-  const files: PackedFile[] = [];
-  for (const name of [...sources.keys()].sort()) {
-    const data = await readFile(join(out, name));
-    files.push({
-      name,
-      sha256: createHash('sha256').update(data).digest('hex'),
-      bytes: data.length,
-      source: sources.get(name) as string,
-    });
+/**
+ * Builds every package into `out` (replaced whole) and returns them with their checksums. Without
+ * python3 the Python packages are left out (with a note on the index) unless `all` is set.
+ */
+export async function packClients(out = DEFAULT_OUT, options: { all?: boolean } = {}): Promise<PackedFile[]> {
+  const fingerprint = await sdkFingerprint();
+  const work = `${out}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  await mkdir(work, { recursive: true });
+  try {
+    const sources = new Map<string, string>();
+    const missing: string[] = [];
+    const packages: { dir: string; manifest: Manifest }[] = [];
+    for (const entry of await readdir(CLIENTS, { withFileTypes: true })) {
+      const dir = join(CLIENTS, entry.name);
+      if (entry.isDirectory() && (await exists(join(dir, 'package.json')))) {
+        packages.push({
+          dir,
+          manifest: JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Manifest,
+        });
+      }
+    }
+    // Those that bundle a sibling after the siblings themselves.
+    const bundles = (one: { manifest: Manifest }) => (one.manifest.bundleDependencies?.length ? 1 : 0);
+    packages.sort((a, b) => bundles(a) - bundles(b) || a.dir.localeCompare(b.dir));
+    const tarballs = new Map<string, string>();
+    for (const { dir, manifest } of packages) {
+      const name = manifest.bundleDependencies?.length
+        ? await npmPackBundling(dir, manifest, work, tarballs)
+        : await npmPack(dir, work);
+      tarballs.set(manifest.name, name);
+      sources.set(name, relative(join(CLIENTS, '..'), dir));
+    }
+    try {
+      for (const name of await pythonPack(work)) sources.set(name, 'clients/python');
+    } catch (error) {
+      if (options.all || !notInstalled(error)) throw error;
+      missing.push('Python (python3 not found: PYTHON_BIN)');
+    }
+    sources.set(await phpPack(work), 'clients/php');
+
+    const files: PackedFile[] = [];
+    for (const name of [...sources.keys()].sort()) {
+      const data = await readFile(join(work, name));
+      files.push({
+        name,
+        sha256: createHash('sha256').update(data).digest('hex'),
+        bytes: data.length,
+        source: sources.get(name) as string,
+      });
+    }
+    await writeFile(join(work, 'SHA256SUMS'), files.map((file) => `${file.sha256}  ${file.name}\n`).join(''));
+    await writeFile(join(work, 'index.html'), indexPage(files, missing));
+    await writeFile(join(work, SDK_STAMP), `${JSON.stringify({ fingerprint, missing }, null, 2)}\n`);
+    await rm(out, { recursive: true, force: true });
+    try {
+      await rename(work, out);
+    } catch (error) {
+      // Another pack of the same sources renamed its (identical) folder into place first.
+      if (!(await stat(out).catch(() => null))?.isDirectory()) throw error;
+    }
+    return files;
+  } finally {
+    await rm(work, { recursive: true, force: true });
   }
-  await writeFile(join(out, 'SHA256SUMS'), files.map((file) => `${file.sha256}  ${file.name}\n`).join(''));
-  await writeFile(join(out, 'index.html'), indexPage(files));
-  return files;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const flag = process.argv.indexOf('--out');
   const out = flag >= 0 && process.argv[flag + 1] ? resolve(process.argv[flag + 1] as string) : DEFAULT_OUT;
-  const files = await packClients(out);
+  const files = await packClients(out, { all: process.argv.includes('--all') });
   for (const file of files)
     console.log(`${file.sha256}  ${file.name}  (${file.source}, ${file.bytes} bytes)`);
   console.log(

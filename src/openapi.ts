@@ -374,7 +374,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description:
           'API servidor-a-servidor com que um sistema externo (ERP, loja, ponto de venda) lê e escreve os dados de ' +
           'UMA empresa. Autenticação com `Authorization: Bearer svc_sk_live_...` (ou `svc_sk_test_...`, só leitura). ' +
-          'Todo o POST e PUT leva `Idempotency-Key`. Dinheiro é texto decimal com duas casas (`"1250.00"`); ' +
+          'Todo o POST e PUT leva `Idempotency-Key`. Dinheiro: as respostas trazem texto decimal com duas casas ' +
+          '(`"1250.00"`) e os pedidos levam números JSON (`"price": 1250.5`; `"price": "450.00"` é um 422); ' +
           `datas e horas são ISO 8601 com fuso. O guia e o catálogo de erros estão em ${docsUrl}/.`,
         contact: { name: 'Suporte do serviço de facturação', url: `${docsUrl}/` },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },

@@ -2,9 +2,11 @@
 // first when missing or stale, so that `npm ci && npm start` shows the docs; a runtime tree
 // (deploy/build-runtime.sh: the image) has no sources and no build tools, and serves the files
 // built with it, never building. Docs are a help, not the service: when they cannot be built or
-// served, the API runs anyway and the banner says why the docs are missing.
+// served, the API runs anyway and the banner says why the docs are missing. The client packages of
+// /sdk/ are packed at their first request in a checkout (sdk-pack.ts), shipped in a runtime tree.
 import { existsSync } from 'node:fs';
 import type { Config } from '../config.js';
+import { prepareSdk } from './sdk-pack.js';
 import { type DocsServer, startDocsServer } from './server.js';
 import { DOCS_DIST, DOCS_SOURCE, readStamp } from './site-files.js';
 
@@ -12,7 +14,10 @@ export interface DocsOutcome {
   server: DocsServer | null;
   /** Why there is no docs server (null when there is one). */
   problem: string | null;
-  /** The DOCS_URL the served files were built for, when it is not this server's (their examples say it). */
+  /**
+   * Unused: files built for another DOCS_URL are served rebased on this server's (server.ts), so
+   * their links always name it. Kept for the banner's code until it drops its branch.
+   */
   builtFor?: string;
 }
 
@@ -21,7 +26,7 @@ async function prepare(config: Config): Promise<string | null> {
   if (!existsSync(DOCS_SOURCE)) {
     return (await readStamp(DOCS_DIST))
       ? null
-      : 'not built: this tree has neither docs/dist nor the docs sources (deploy/build-runtime.sh builds them)';
+      : 'not built: this installation has neither docs/dist nor the docs sources (a runtime tree is made with its docs built)';
   }
   let build: typeof import('./build.js');
   try {
@@ -44,10 +49,16 @@ export async function startDocs(config: Config): Promise<DocsOutcome> {
   const problem = await prepare(config);
   if (problem) return { server: null, problem };
   const stamp = await readStamp(DOCS_DIST);
-  const builtFor = stamp && stamp.docs_url !== config.docsUrl ? { builtFor: stamp.docs_url } : {};
   try {
-    const server = await startDocsServer({ root: DOCS_DIST, host: config.host, port: config.docsPort });
-    return { server, problem: null, ...builtFor };
+    const server = await startDocsServer({
+      root: DOCS_DIST,
+      host: config.host,
+      port: config.docsPort,
+      baseUrl: config.docsUrl,
+      prepareSdk,
+      ...(stamp ? { builtFor: stamp.docs_url } : {}),
+    });
+    return { server, problem: null };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return {

@@ -1,17 +1,28 @@
 // The docs server: the static files of docs/dist on their own port (DOCS_PORT), never on the
 // API's. GET and HEAD only; `/errors` serves errors.html, `/pt/` serves pt/index.html; nothing
 // outside the folder can be reached. `/sdk/` serves the client packages that
-// `npm run clients:pack` wrote to clients/dist, with their SHA256SUMS.
+// `npm run clients:pack` wrote to clients/dist, with their SHA256SUMS; a checkout packs them at the
+// first request there (`prepareSdk`), a runtime tree ships them. The index of /sdk/ gets this
+// server's own address in its install lines.
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { canPack, SDK_DIST } from './sdk-files.js';
 
-/** Where `npm run clients:pack` writes the packages (the same from src/ and from dist/). */
-export const SDK_DIST = fileURLToPath(new URL('../../clients/dist', import.meta.url));
+export { SDK_DIST };
+
 const SDK_PREFIX = '/sdk/';
+/** What pack-clients writes where the install lines of /sdk/index.html name this server. */
+const SDK_URL_PLACEHOLDER = '__SDK_URL__';
+
+/** Why /sdk/ has no packages, in a tree that can pack them and in one that cannot. */
+export function missingSdkText(checkout = canPack()): string {
+  return checkout
+    ? 'Não encontrado: os pacotes ainda não foram feitos (npm run clients:pack) · Not Found: the packages are not built yet (npm run clients:pack)'
+    : 'Não encontrado: esta instalação não traz os pacotes · Not Found: this installation ships no packages';
+}
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -63,12 +74,18 @@ function send(
   response.end(text);
 }
 
-async function handle(
-  root: string,
-  sdkRoot: string,
-  request: IncomingMessage,
-  response: ServerResponse,
-): Promise<void> {
+interface Site {
+  root: string;
+  sdkRoot: string;
+  /** e.g. http://127.0.0.1:3001/sdk/ (filled in once listening when not given). */
+  sdkUrl: string;
+  prepareSdk?: () => Promise<string | null>;
+  /** The docs' base the files were built for, and the one to show instead (see startDocsServer). */
+  rebase?: { from: string; to: string };
+}
+
+async function handle(site: Site, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const { root, sdkRoot } = site;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     send(response, 405, 'Method Not Allowed', { allow: 'GET, HEAD' });
     return;
@@ -79,9 +96,23 @@ async function handle(
     return;
   }
   if (pathname.startsWith(SDK_PREFIX)) {
+    const problem = site.prepareSdk ? await site.prepareSdk() : null;
+    if (problem) {
+      send(response, 503, problem, { 'retry-after': '30' });
+      return;
+    }
     const file = await resolveDocsPath(sdkRoot, `/${pathname.slice(SDK_PREFIX.length)}`);
-    if (file) await sendFile(request, response, file);
-    else send(response, 404, 'Not Found (the packages are built by: npm run clients:pack)');
+    if (file && file === join(sdkRoot, 'index.html')) {
+      const html = (await readFile(file, 'utf8')).replaceAll(SDK_URL_PLACEHOLDER, site.sdkUrl);
+      sendText(request, response, html, TYPES['.html'] as string);
+    } else if (file) await sendFile(site, request, response, file);
+    else if (await isFile(join(sdkRoot, 'index.html')))
+      send(
+        response,
+        404,
+        'Não encontrado: a lista dos pacotes está em /sdk/ · Not Found: the packages are listed at /sdk/',
+      );
+    else send(response, 404, missingSdkText());
     return;
   }
   const file = await resolveDocsPath(root, pathname);
@@ -100,10 +131,37 @@ async function handle(
     send(response, 404, 'Not Found');
     return;
   }
-  await sendFile(request, response, file);
+  await sendFile(site, request, response, file);
 }
 
-async function sendFile(request: IncomingMessage, response: ServerResponse, file: string): Promise<void> {
+function sendText(request: IncomingMessage, response: ServerResponse, text: string, type: string): void {
+  const body = Buffer.from(text, 'utf8');
+  response.writeHead(200, {
+    'content-type': type,
+    'content-length': String(body.length),
+    'cache-control': 'no-cache',
+    'x-content-type-options': 'nosniff',
+  });
+  response.end(request.method === 'HEAD' ? undefined : body);
+}
+
+async function sendFile(
+  site: Site,
+  request: IncomingMessage,
+  response: ServerResponse,
+  file: string,
+): Promise<void> {
+  const type = TYPES[extname(file)];
+  if (site.rebase && (extname(file) === '.html' || extname(file) === '.json')) {
+    const { from, to } = site.rebase;
+    sendText(
+      request,
+      response,
+      (await readFile(file, 'utf8')).replaceAll(`${from}/`, `${to}/`),
+      type as string,
+    );
+    return;
+  }
   const info = await stat(file);
   response.writeHead(200, {
     'content-type':
@@ -127,11 +185,29 @@ export async function startDocsServer(options: {
   port: number;
   /** Default: clients/dist of this checkout. */
   sdkRoot?: string;
+  /** The docs' public base (DOCS_URL): the /sdk/ install lines name it. Default: this server's address. */
+  baseUrl?: string;
+  /** Called before each /sdk/ request: makes the packages current; null, or why they cannot be. */
+  prepareSdk?: () => Promise<string | null>;
+  /**
+   * The docs' base the site was built for (its stamp's docs_url), when it is not `baseUrl`: a
+   * runtime tree's site is built once, and its server may run with another DOCS_PORT or DOCS_URL.
+   * Its pages and documents then name `baseUrl` instead, so every link opens here.
+   */
+  builtFor?: string;
 }): Promise<DocsServer> {
-  const root = normalize(options.root);
-  const sdkRoot = normalize(options.sdkRoot ?? SDK_DIST);
+  const trim = (url: string) => url.replace(/\/+$/, '');
+  const site: Site = {
+    root: normalize(options.root),
+    sdkRoot: normalize(options.sdkRoot ?? SDK_DIST),
+    sdkUrl: options.baseUrl ? `${options.baseUrl.replace(/\/+$/, '')}${SDK_PREFIX}` : '',
+    ...(options.prepareSdk ? { prepareSdk: options.prepareSdk } : {}),
+    ...(options.builtFor && options.baseUrl && trim(options.builtFor) !== trim(options.baseUrl)
+      ? { rebase: { from: trim(options.builtFor), to: trim(options.baseUrl) } }
+      : {}),
+  };
   const server: Server = createServer((request, response) => {
-    handle(root, sdkRoot, request, response).catch(() => {
+    handle(site, request, response).catch(() => {
       if (!response.headersSent) send(response, 500, 'Internal Server Error');
       else response.destroy();
     });
@@ -150,8 +226,10 @@ export async function startDocsServer(options: {
       : options.host === '::'
         ? '::1'
         : options.host;
+  const url = `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+  if (!site.sdkUrl) site.sdkUrl = `${url}${SDK_PREFIX}`;
   return {
-    url: `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`,
+    url,
     port,
     close: () =>
       new Promise<void>((resolve) => {

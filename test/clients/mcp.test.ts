@@ -263,12 +263,12 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
       expect(samples.length, file).toBeGreaterThan(0);
       for (const sample of samples) {
         for (const entry of Object.values(
-          sample.mcpServers as Record<string, { args?: string[]; url?: string }>,
+          sample.mcpServers as Record<string, { command?: string; args?: string[]; url?: string }>,
         )) {
-          if (entry.args) {
-            expect(entry.args).toContain('@invoicing/partner-mcp');
-            for (const arg of entry.args)
-              expect(['-y', '@invoicing/partner-mcp', '--allow-writes']).toContain(arg);
+          if (entry.command) {
+            // The command the install lines put on the PATH (the package is on no public registry).
+            expect(entry.command).toBe('partner-mcp');
+            for (const arg of entry.args ?? []) expect(['--allow-writes']).toContain(arg);
           } else {
             expect(entry.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
           }
@@ -425,19 +425,70 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
     // A typo never silently drops a filter (and so never lists every invoice).
     const typo = await callError(stdio, 'find_invoices', { stauts: 'paid' }, transcript);
     expect(typo.text).toContain('stauts');
+  });
 
-    // Money goes in as text only: a float price is refused before anything is sent.
-    const float = await callError(
-      stdio,
-      'create_draft_invoice',
-      {
-        customer_id: fixture.ana,
-        invoice_date: '2026-11-20',
-        items: [{ product_id: fixture.cimento, quantity: 1, price: 450.1 }],
-      },
+  it('takes what the API takes (decisions.md "Products": "The official clients and the MCP server take what the API takes (numbers), and the clients also take decimal strings, which they write as JSON number literals digit for digit")', async () => {
+    // Its own key: this test's writes must not spend the main key's writes a minute.
+    const money = await connectStdio(
+      { key: await newKey(), baseUrl: proxy.baseUrl, args: ['--allow-writes'] },
       transcript,
     );
-    expect(float.text).toContain('price');
+    try {
+      const before = proxy.requests.length;
+      const created = await callOk(
+        money,
+        'create_draft_invoice',
+        {
+          customer_id: fixture.ana,
+          invoice_date: '2026-11-20',
+          items: [
+            { product_id: fixture.cimento, quantity: 3, price: 450.1 },
+            { product_id: fixture.instalacao, quantity: 1, price: '1250.50' },
+          ],
+        },
+        transcript,
+      );
+      const invoice = created.invoice as { items: { price: string }[]; subtotal: string };
+      // Answers carry decimal text with two decimals.
+      expect(invoice.items.map((item) => item.price)).toEqual(['450.10', '1250.50']);
+      expect(invoice.subtotal).toBe('2600.80');
+      // On the wire: the number as a number, the decimal text as the same digits, a number literal.
+      const sent = proxy.requests.slice(before).filter((request) => request.method === 'POST');
+      expect(sent).toHaveLength(1);
+      const body = sent[0]?.body.toString('utf8') ?? '';
+      expect(body).toContain('"price":450.1}');
+      expect(body).toContain('"price":1250.50}');
+
+      const product = await callOk(
+        money,
+        'save_product',
+        { name: 'Areia fina (m³)', type: 'GOODS', inventory: 'INVENTORY', price: 800, pos_price: '812.35' },
+        transcript,
+      );
+      expect(product.product).toMatchObject({ price: '800.00', pos_price: '812.35' });
+
+      // What the API refuses comes back as the API's 422 naming the field; text that is no decimal
+      // at all is refused by the tool, before anything is sent.
+      const tooPrecise = await callError(
+        money,
+        'save_product',
+        { name: 'Areia grossa', type: 'GOODS', inventory: 'INVENTORY', price: 450.125 },
+        transcript,
+      );
+      expect(tooPrecise.error).toMatchObject({ code: 'validation_failed', http_status: 422 });
+      expect(JSON.stringify(tooPrecise.error)).toContain('price');
+      const sentBefore = proxy.requests.length;
+      const comma = await callError(
+        money,
+        'save_product',
+        { name: 'Areia grossa', type: 'GOODS', inventory: 'INVENTORY', price: '12,50' },
+        transcript,
+      );
+      expect(comma.text).toContain('price');
+      expect(proxy.requests.length).toBe(sentBefore);
+    } finally {
+      await money.close();
+    }
   });
 
   it('create_draft_invoice repeated with the same idempotency_key creates one draft, on both transports', async () => {

@@ -206,4 +206,43 @@ describe.runIf(testStorage() === 'pglite')('docs in a browser', () => {
     expect(outside).toEqual([]);
     await page.close();
   });
+
+  it('opens the clients, operator and deployment pages in PT and EN from the home page, and /sdk/ packed at its first request with install lines in both languages', async () => {
+    const { page, problems, outside } = await watchedPage();
+    const pages: [string, RegExp][] = [
+      ['pt/cliente-typescript', /O cliente TypeScript oficial/],
+      ['en/client-typescript', /The official TypeScript client/],
+      ['pt/cliente-php', /O cliente PHP oficial/],
+      ['en/client-php', /The official PHP client/],
+      ['pt/cliente-python', /O cliente Python oficial/],
+      ['en/client-python', /The official Python client/],
+      ['pt/cliente-mcp', /O servidor MCP \(Model Context Protocol\) oficial/],
+      ['en/client-mcp', /The official MCP \(Model Context Protocol\) server/],
+      ['pt/operador', /Linha de comandos do operador/],
+      ['en/operator-cli', /Operator command line/],
+      ['pt/implantacao', /Pôr o serviço de facturação em produção/],
+      ['en/deploy', /Deploying the invoicing service/],
+    ];
+    for (const [path, text] of pages) {
+      await page.goto(docsUrl, { waitUntil: 'networkidle' });
+      await page.locator(`a[href="${path}"]`).first().click();
+      await page.waitForURL(`${docsUrl}${path}`);
+      expect(await page.locator('main').innerText(), path).toMatch(text);
+      expect(await page.locator('html').getAttribute('lang'), path).toBe(path.slice(0, 2));
+    }
+    // `npm start` in a checkout: the packages are made at the first request of /sdk/.
+    await page.goto(docsUrl, { waitUntil: 'networkidle' });
+    expect(await page.locator('a[href="sdk/"]').count()).toBeGreaterThan(0);
+    const sdk = await page.goto(`${docsUrl}sdk/`, { waitUntil: 'networkidle', timeout: 300_000 });
+    expect(sdk?.status()).toBe(200);
+    for (const lang of ['pt', 'en']) {
+      const lines = await page.locator(`section[lang="${lang}"] code[data-install]`).allInnerTexts();
+      expect(lines.join('\n'), lang).toContain(`npm install -g ${docsUrl}sdk/invoicing-partner-mcp-`);
+      expect(lines.join('\n'), lang).toContain('composer init');
+    }
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-sdk.png') });
+    expect(problems).toEqual([]);
+    expect(outside).toEqual([]);
+    await page.close();
+  }, 360_000);
 });

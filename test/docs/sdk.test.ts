@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DocsServer, SDK_DIST, startDocsServer } from '../../src/docs/server.js';
+import { type DocsServer, missingSdkText, SDK_DIST, startDocsServer } from '../../src/docs/server.js';
 import { testStorage } from '../helpers/database.js';
 
 describe.runIf(testStorage() === 'pglite')('docs server: /sdk/', () => {
@@ -63,7 +63,33 @@ describe.runIf(testStorage() === 'pglite')('docs server: /sdk/', () => {
     }
     const missing = await fetch(`${server.url}/sdk/nothing-1.0.0.zip`);
     expect(missing.status).toBe(404);
-    expect(await missing.text()).toContain('npm run clients:pack');
+    expect(await missing.text()).toContain('/sdk/');
+  });
+
+  it('names a command only where it can run: npm run clients:pack in a checkout, none in a runtime tree', () => {
+    expect(missingSdkText(true)).toContain('npm run clients:pack');
+    expect(missingSdkText(false)).not.toMatch(/npm|deploy|build/);
+  });
+
+  it('writes its own address into the install lines of the index', async () => {
+    await writeFile(join(dir, 'sdk/index.html'), '<code>npm install __SDK_URL__pkg-1.0.0.tgz</code>');
+    const index = await (await fetch(`${server.url}/sdk/`)).text();
+    expect(index).toBe(`<code>npm install ${server.url}/sdk/pkg-1.0.0.tgz</code>`);
+    const other = await startDocsServer({
+      root: join(dir, 'site'),
+      sdkRoot: join(dir, 'sdk'),
+      host: '127.0.0.1',
+      port: 0,
+      baseUrl: 'https://docs.example.co.mz/api/',
+    });
+    try {
+      expect(await (await fetch(`${other.url}/sdk/`)).text()).toBe(
+        '<code>npm install https://docs.example.co.mz/api/sdk/pkg-1.0.0.tgz</code>',
+      );
+    } finally {
+      await other.close();
+    }
+    await writeFile(join(dir, 'sdk/index.html'), '<h1>sdk</h1>');
   });
 
   it('defaults to clients/dist of the checkout', () => {

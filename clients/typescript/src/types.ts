@@ -33,9 +33,9 @@ export type ErrorBody = Schemas['Error']['error'];
 /** The contract's 15 error codes. */
 export type ErrorCode = ErrorBody['code'];
 
-// Request bodies. Money goes in as decimal strings and travels as JSON numbers written digit for
-// digit (see json.ts), so the fields the API types as numbers are decimal strings here.
-type NumberToDecimal<V> = V extends number ? Decimal : V;
+// Request bodies. Money goes in as the API takes it (a number) or as a decimal string, which
+// travels as a JSON number written digit for digit (see json.ts): never through a binary float.
+type NumberToDecimal<V> = V extends number ? number | Decimal : V;
 type Money<T, K extends keyof T> = { [P in keyof T]: P extends K ? NumberToDecimal<T[P]> : T[P] };
 
 export type CustomerCreate = RequestBody<'createCustomer'>;

@@ -52,6 +52,7 @@ import {
   recordMovement,
   recordReceipt,
 } from './invoices.js';
+import { listCounterOperations } from './list-counters.js';
 import { lookUpCustomers, lookUpInvoices } from './lists.js';
 import { listPendingPosSync } from './pos.js';
 import { requestOperations } from './requests.js';
@@ -272,6 +273,7 @@ export const operations = {
 
   ...webhookOperations,
   ...backupOperations,
+  ...listCounterOperations,
   ...requestOperations,
 };
 

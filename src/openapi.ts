@@ -13,6 +13,7 @@
 // - the headers (X-Request-Id, X-RateLimit-*, RateLimit-Policy, RateLimit, Retry-After,
 //   Idempotency-Replay) and the
 //   Idempotency-Key parameter of every POST and PUT;
+// - the generic 500 and the retryable 503 (src/http/error-handler.ts) on every operation;
 // - a schema with a `title` (a request body, an invoice line) becomes a named component.
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, RouteOptions } from 'fastify';
@@ -244,18 +245,54 @@ function errorComponent(envelope: Json, validation: boolean): Json {
   };
 }
 
-/** An internal failure: the framework's generic answer, never the envelope, nothing of the cause. */
+// The two generic answers of src/http/error-handler.ts (never the envelope, nothing of the cause):
+// a 500 for an internal failure, a 503 with Retry-After when a bounded database wait expired
+// (src/db/client.ts, databaseBusyReason). Their own schemas, whose `statusCode` is the status, so a
+// typed client (openapi-typescript + openapi-fetch) tells them from the envelope by that field.
+const GENERIC_HEADERS = responseHeaders(['X-Request-Id'], [...LIMIT_HEADERS]);
+const GENERIC_TEXT = { 500: 'Internal Server Error', 503: 'Service Unavailable' } as const;
+
+function genericExample(status: keyof typeof GENERIC_TEXT): Json {
+  return { statusCode: status, error: GENERIC_TEXT[status], message: GENERIC_TEXT[status] };
+}
+
 const INTERNAL_ERROR = {
   description:
     'Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte.',
-  headers: responseHeaders(['X-Request-Id'], [...LIMIT_HEADERS]),
+  headers: GENERIC_HEADERS,
   content: {
     'application/json': {
       schema: { $ref: '#/components/schemas/InternalError' },
-      example: { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' },
+      example: genericExample(500),
     },
   },
 };
+
+const SERVICE_UNAVAILABLE = {
+  description:
+    'Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key).',
+  headers: responseHeaders(['X-Request-Id', 'Retry-After'], [...LIMIT_HEADERS]),
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/ServiceUnavailable' },
+      example: genericExample(503),
+    },
+  },
+};
+
+/** The schema of a generic answer: `statusCode` equal to the status, the status text twice. */
+function genericSchema(status: keyof typeof GENERIC_TEXT, description: string): Json {
+  return {
+    type: 'object',
+    description,
+    required: ['statusCode', 'error', 'message'],
+    properties: {
+      statusCode: { type: 'integer', const: status },
+      error: { type: 'string', const: GENERIC_TEXT[status] },
+      message: { type: 'string', const: GENERIC_TEXT[status] },
+    },
+  };
+}
 
 /** Success response: its description, headers, and the schema as generated. */
 function finishSuccess(response: Json, write: boolean): Json {
@@ -313,7 +350,12 @@ function finishDocument(document: Json, docsUrl: string): Json {
       finished[method] = {
         ...rest,
         ...(finishedParameters.length > 0 ? { parameters: finishedParameters } : {}),
-        responses: { ...successes, ...errorResponses(codes, write, docsUrl, body), 500: INTERNAL_ERROR },
+        responses: {
+          ...successes,
+          ...errorResponses(codes, write, docsUrl, body),
+          500: INTERNAL_ERROR,
+          503: SERVICE_UNAVAILABLE,
+        },
       };
     }
     finishedPaths[path] = finished;
@@ -321,16 +363,14 @@ function finishDocument(document: Json, docsUrl: string): Json {
   if (!envelope) throw new Error('no route declares the error envelope');
   schemas.Error = errorComponent(envelope, false);
   schemas.ValidationError = errorComponent(envelope, true);
-  schemas.InternalError = {
-    type: 'object',
-    description: 'A resposta genérica de uma falha interna (src/http/error-handler.ts).',
-    required: ['statusCode', 'error', 'message'],
-    properties: {
-      statusCode: { type: 'integer', const: 500 },
-      error: { type: 'string' },
-      message: { type: 'string' },
-    },
-  };
+  schemas.InternalError = genericSchema(
+    500,
+    'A resposta genérica de uma falha interna (src/http/error-handler.ts).',
+  );
+  schemas.ServiceUnavailable = genericSchema(
+    503,
+    'A resposta genérica de uma espera limitada da base de dados que expirou (src/http/error-handler.ts).',
+  );
   const hoisted = hoistTitledSchemas(finishedPaths, schemas) as Json;
   for (const [name, schema] of Object.entries(schemas))
     schemas[name] = hoistTitledSchemas(schema, schemas, true);

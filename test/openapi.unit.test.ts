@@ -84,7 +84,7 @@ describe('OpenAPI document', () => {
         expect(response.headers['X-Request-Id'], `${route.operationId} ${status}`).toMatchObject({
           required: true,
         });
-        if (Number(status) < 400 || status === '500') continue;
+        if (Number(status) < 400 || Number(status) >= 500) continue;
         const media = response.content['application/json'];
         const refs = media.schema.anyOf
           ? (media.schema.anyOf as Json[]).map((schema) => schema.$ref)
@@ -104,6 +104,40 @@ describe('OpenAPI document', () => {
     expect(document.paths['/ping'].get.responses['404']).toBeUndefined();
   });
 
+  it('decisions "Formats" (the 15 codes stay the only ones): every operation documents the generic 500 and the retryable 503 with Retry-After, never the envelope', () => {
+    for (const route of ROUTES) {
+      const responses = document.paths[route.path][route.method.toLowerCase()].responses as Json;
+      for (const [status, schema] of [
+        ['500', 'InternalError'],
+        ['503', 'ServiceUnavailable'],
+      ] as const) {
+        const response = responses[status];
+        expect(response, `${route.operationId} ${status}`).toBeDefined();
+        expect(response.content['application/json'].schema).toEqual({
+          $ref: `#/components/schemas/${schema}`,
+        });
+        expect(Boolean(response.headers['Retry-After']?.required), `${route.operationId} ${status}`).toBe(
+          status === '503',
+        );
+      }
+    }
+    // Both generic bodies have the same shape as the 500, with `statusCode` equal to the status:
+    // the field a typed client tells them from the envelope by.
+    for (const [name, status, text] of [
+      ['InternalError', 500, 'Internal Server Error'],
+      ['ServiceUnavailable', 503, 'Service Unavailable'],
+    ] as const) {
+      expect(document.components.schemas[name]).toMatchObject({
+        required: ['statusCode', 'error', 'message'],
+        properties: {
+          statusCode: { type: 'integer', const: status },
+          error: { const: text },
+          message: { const: text },
+        },
+      });
+    }
+  });
+
   it('contract 2.6 "every line must carry a product_id": product_id is required in the invoice line schema', () => {
     const line = document.components.schemas.InvoiceLineInput;
     expect(line.required).toEqual(expect.arrayContaining(['product_id', 'quantity', 'price']));
@@ -116,8 +150,8 @@ describe('OpenAPI document', () => {
       const responses = document.paths[route.path][route.method.toLowerCase()].responses as Json;
       for (const [status, response] of Object.entries(responses)) {
         const headers = response.headers as Json;
-        // 403 browser_use_forbidden comes before any limit; a 500 may come before too.
-        const always = status !== '403' && status !== '500';
+        // 403 browser_use_forbidden comes before any limit; a 500 or 503 may come before too.
+        const always = status !== '403' && Number(status) < 500;
         for (const name of ['RateLimit-Policy', 'RateLimit']) {
           expect(headers[name], `${route.operationId} ${status} ${name}`).toBeDefined();
           expect(Boolean(headers[name].required), `${route.operationId} ${status} ${name}`).toBe(always);

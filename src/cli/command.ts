@@ -43,6 +43,8 @@ export interface OperationCommand<N extends OperationName = OperationName> exten
   operation: N;
   run?: never;
   text(result: OperationResult<N>, context: TextContext): string;
+  /** A check that found a problem: its result is printed all the same, and the exit status is 1. */
+  failed?(result: OperationResult<N>): boolean;
 }
 
 /** A command that is no operation: it works on the storage's files itself (restore). */

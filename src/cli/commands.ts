@@ -302,6 +302,74 @@ export const COMMANDS: readonly Command[] = [
     args: (v) => ({ company: v.company }),
     text: (result) => table(result.products),
   }),
+  // ---- lists verify, lists rebuild: the counters behind the lists' totals ----
+  command({
+    name: 'lists verify',
+    summary: "compare the counters behind the lists' totals with the rows (exit 1 when they differ)",
+    usage: '[--company ID]',
+    help: [
+      '  --company ID   only this company (without it: every company, and the global customers)',
+      '',
+      'Rows loaded with the triggers off (pg_restore --disable-triggers, session_replication_role =',
+      'replica, a bulk import) are missing from the counters: the API answers total 0 over them.',
+      'Lists each difference (at most 200) and exits 1; repair with: bin/invoicing lists rebuild.',
+    ].join('\n'),
+    options: { company: str },
+    operation: 'lists.verify',
+    args: (v) => ({ company: v.company }),
+    failed: (result) => !result.exact,
+    text: (result) => {
+      const scope = result.company_id === null ? 'every company' : `company ${result.company_id}`;
+      if (result.exact) return `The list counters of ${scope} agree with the rows.`;
+      const more = result.difference_count - result.differences.length;
+      return [
+        `The list counters of ${scope} differ from the rows in ${result.difference_count} place(s):`,
+        table(
+          result.differences.map((difference) => ({
+            ...difference,
+            key: Object.entries(difference.key)
+              .map(([name, value]) => `${name}=${value}`)
+              .join(' '),
+          })),
+          [
+            ['COUNTER', 'counter'],
+            ['COMPANY', 'company_id'],
+            ['KEY', 'key'],
+            ['COUNTED', 'counted'],
+            ['ROWS', 'rows'],
+          ],
+        ),
+        ...(more > 0 ? [`... and ${more} more (--json lists the first ${result.differences.length}).`] : []),
+        '',
+        `Repair them (the server may keep running): bin/invoicing lists rebuild${result.company_id === null ? '' : ` --company ${result.company_id}`}`,
+      ].join('\n');
+    },
+  }),
+  command({
+    name: 'lists rebuild',
+    summary: "rebuild the counters behind the lists' totals from the rows, while the server runs",
+    usage: '[--company ID]',
+    help: [
+      '  --company ID   only this company (without it: every company, and the global customers)',
+      '',
+      'Under the lock the counters migration took: API writes wait until it commits (reads go on),',
+      'so no write is lost or counted twice. Run it after loading rows with the triggers off.',
+    ].join('\n'),
+    options: { company: str },
+    operation: 'lists.rebuild',
+    args: (v) => ({ company: v.company }),
+    text: (result) => {
+      const scope = result.company_id === null ? 'every company' : `company ${result.company_id}`;
+      return [
+        `List counters of ${scope} rebuilt from the rows; ${result.repaired} difference(s) repaired.`,
+        table(result.counters, [
+          ['COUNTER', 'counter'],
+          ['DIFFERENCES', 'differences'],
+          ['ROWS WRITTEN', 'rows'],
+        ]),
+      ].join('\n');
+    },
+  }),
   command({
     name: 'audit',
     summary: 'show the audit trail: who changed what, when, with which outcome',

@@ -101,6 +101,8 @@ function parseFlags(
 interface Output {
   json: unknown;
   text: string;
+  /** Exit status 1 after printing (a check that found a problem). */
+  failed?: boolean;
 }
 
 async function runCommand(command: Command, args: string[], io: Io): Promise<number> {
@@ -141,7 +143,7 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
     throw error;
   }
   io.out(values.json ? JSON.stringify(output.json, null, 2) : output.text);
-  return EXIT_OK;
+  return output.failed ? EXIT_FAILED : EXIT_OK;
 }
 
 async function runOperationCommand<N extends OperationName>(
@@ -157,7 +159,7 @@ async function runOperationCommand<N extends OperationName>(
   checkArguments(command.operation, raw);
   const result = await runOperation(config, command.operation, raw, options);
   const json = command.operation === 'demo' ? { ...result, api_base_url: textContext.apiBaseUrl } : result;
-  return { json, text: command.text(result, textContext) };
+  return { json, text: command.text(result, textContext), failed: command.failed?.(result) === true };
 }
 
 async function runLocalCommand<R>(

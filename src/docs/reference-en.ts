@@ -27,6 +27,8 @@ export const ENGLISH: Readonly<Record<string, string>> = {
     'Only in validation_failed: field path (`items.0.price`, counting from 0) -> messages.',
   'A resposta genérica de uma falha interna (src/http/error-handler.ts).':
     'The generic answer of an internal failure (src/http/error-handler.ts).',
+  'A resposta genérica de uma espera limitada da base de dados que expirou (src/http/error-handler.ts).':
+    'The generic answer of a bounded database wait that expired (src/http/error-handler.ts).',
   'Uma factura com as suas linhas (leitura individual e criação).':
     'An invoice with its lines (single read and creation).',
   'Cria sempre um rascunho. `currency` por omissão MZN; `due_date` por omissão a data da factura. No exemplo, a primeira linha vai sem imposto (`"tax_id": null`) e a segunda leva o do produto (IVA 16%), por omitir `tax_id`.':
@@ -85,6 +87,8 @@ export const ENGLISH: Readonly<Record<string, string>> = {
   'Segundos a esperar antes de repetir o pedido.': 'Seconds to wait before repeating the request.',
   'Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte.':
     "Internal failure: the server's generic answer, without the error envelope and without details. Retry with backoff (for writes, with the same Idempotency-Key) and quote the X-Request-Id to support.",
+  'Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key).':
+    'The database was busy beyond a bounded wait: the same generic answer, without the error envelope, with Retry-After. Nothing was stored; retry after Retry-After (for writes, with the same Idempotency-Key).',
   'Listar clientes': 'List customers',
   'Os clientes da empresa e os clientes globais, por páginas. Sem `sort`, os mais recentes primeiro (`created_at` desc). Para sincronizar, use `updated_since` (inclusivo) com `sort=updated_at&order=asc`.':
     "The company's customers and the global customers, page by page. Without `sort`, newest first (`created_at` desc). To sync, use `updated_since` (inclusive) with `sort=updated_at&order=asc`.",

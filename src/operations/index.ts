@@ -53,6 +53,7 @@ import {
   recordMovement,
   recordReceipt,
 } from './invoices.js';
+import { listCounterOperations } from './list-counters.js';
 import { lookUpCustomers, lookUpInvoices } from './lists.js';
 import { listPendingPosSync } from './pos.js';
 import { requestOperations } from './requests.js';
@@ -273,6 +274,7 @@ export const operations = {
 
   ...webhookOperations,
   ...backupOperations,
+  ...listCounterOperations,
   ...requestOperations,
   ...deprecationOperations,
 };

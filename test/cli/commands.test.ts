@@ -648,6 +648,12 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
     await json(['deprecations', 'usage'], ['days', 'uses']);
     await json(['keys', 'revoke', String(newKey.id)], ['id', 'revoked_at']);
     await json(['audit', '--limit', '3'], ['entries']);
+    // The counters the demo's writes kept agree with its rows (the differences: test/operations/list-counters.test.ts).
+    await json(
+      ['lists', 'verify', '--company', demoId],
+      ['company_id', 'exact', 'difference_count', 'counters', 'differences'],
+    );
+    await json(['lists', 'rebuild', '--company', demoId], ['company_id', 'repaired', 'counters']);
     // backup copies the embedded database (PostgreSQL has pg_dump); restore needs it stopped:
     // both are walked in test/cli/backup.test.ts.
     const elsewhere = ['restore', ...(storage.kind === 'pglite' ? [] : ['backup'])];

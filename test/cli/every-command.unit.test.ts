@@ -64,6 +64,8 @@ const BAD_ARGUMENTS: Record<string, string[][]> = {
     ['--company', 'x'],
   ],
   demo: [['extra']],
+  'lists verify': [['--company', 'x'], ['extra']],
+  'lists rebuild': [['--company', '0']],
   'webhooks create': [
     ['--company', 'x', '--url', 'https://erp.example.co.mz/hooks'],
     ['--company', '1', '--url', 'not a url'],

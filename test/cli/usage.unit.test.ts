@@ -37,6 +37,9 @@ const DECISIONS_COMMANDS = [
 ];
 /** Added for operators: look-ups without the API, and the audit trail (issue 13); backups (issue 20). */
 const OPERATOR_COMMANDS = [
+  // issue 30: the counters behind the lists' totals, checked and rebuilt
+  'lists verify',
+  'lists rebuild',
   'customers list',
   'invoices list',
   'audit',

@@ -109,8 +109,11 @@ describe.runIf(testStorage() === 'pglite')('the reference in Portuguese and Engl
       SAMPLE_LANGUAGES.map((language) => `${sample.id}.${language.id}`),
     );
     expect(
-      readdirSync(`${ROOT}docs/samples`)
-        .filter((file) => file !== 'README.md')
+      // Files only: a folder holds a sample that is no reference or guide snippet (first-import/,
+      // run by test/clients/kit/first-import.test.ts).
+      readdirSync(`${ROOT}docs/samples`, { withFileTypes: true })
+        .filter((entry) => entry.isFile() && entry.name !== 'README.md')
+        .map((entry) => entry.name)
         .sort(),
     ).toEqual(expected.sort());
     for (const sample of SAMPLES) {

@@ -7,6 +7,7 @@ import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase, queryRows, sql } from '../../src/db/client.js';
 import { storageTargetOf } from '../../src/db/target.js';
+import { checkConformance } from '../helpers/conformance.js';
 import { api, createTenant, GENEROUS_LIMITS, TEST_DOCS_URL, type Tenant } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase, testStorage } from '../helpers/database.js';
 import { createCustomer } from '../helpers/invoices.js';
@@ -32,7 +33,8 @@ describe.runIf(testStorage() === 'postgres')('bounded database waits (PostgreSQL
     database = await createTestDatabase('postgres');
     tenant = await createTenant(database.handle.db);
     handle = await openDatabase(storageTargetOf(config(), 2));
-    app = await buildApp({ config: config(), database: handle, logger: false });
+    // Its answers are checked against openapi.json like every other test's (the 503 included).
+    app = checkConformance(await buildApp({ config: config(), database: handle, logger: false }));
     await app.ready();
   });
   afterAll(async () => {

@@ -637,8 +637,10 @@ export interface components {
         InternalError: {
             /** @constant */
             statusCode: 500;
-            error: string;
-            message: string;
+            /** @constant */
+            error: "Internal Server Error";
+            /** @constant */
+            message: "Internal Server Error";
         };
         /**
          * @description Uma factura com as suas linhas (leitura individual e criação).
@@ -1142,6 +1144,15 @@ export interface components {
             /** @description Imposto da empresa da chave ou imposto global. */
             tax_id?: number | null;
         };
+        /** @description A resposta genérica de uma espera limitada da base de dados que expirou (src/http/error-handler.ts). */
+        ServiceUnavailable: {
+            /** @constant */
+            statusCode: 503;
+            /** @constant */
+            error: "Service Unavailable";
+            /** @constant */
+            message: "Service Unavailable";
+        };
         /** @description validation_failed: o corpo não é válido; `errors` diz o que corrigir em cada campo. Nada foi criado. */
         ValidationError: {
             error: {
@@ -1324,6 +1335,34 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
         };
     };
     listCustomers: {
@@ -1467,6 +1506,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
                 };
             };
         };
@@ -1664,6 +1731,34 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
         };
     };
     getCustomer: {
@@ -1816,6 +1911,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
                 };
             };
         };
@@ -2033,6 +2156,34 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
         };
     };
     listProducts: {
@@ -2177,6 +2328,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
                 };
             };
         };
@@ -2376,6 +2555,34 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
         };
     };
     getProduct: {
@@ -2528,6 +2735,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
                 };
             };
         };
@@ -2751,6 +2986,34 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
         };
     };
     listInvoices: {
@@ -2898,6 +3161,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
                 };
             };
         };
@@ -3128,6 +3419,34 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
         };
     };
     getInvoice: {
@@ -3282,6 +3601,34 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
         };
     };
     listPayments: {
@@ -3426,6 +3773,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
                 };
             };
         };
@@ -3580,6 +3955,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
+                    "X-Request-Id": string;
+                    /** @description Segundos a esperar antes de repetir o pedido. */
+                    "Retry-After": number;
+                    /** @description Tamanho do limite mais apertado neste momento (chave por minuto, escritas por minuto, por dia ou da empresa). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Pedidos que ainda restam nesse limite. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
+                    "RateLimit-Policy"?: string;
+                    /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceUnavailable"];
                 };
             };
         };

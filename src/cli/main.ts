@@ -174,7 +174,12 @@ async function runServe(args: string[], io: Io): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'serve');
   const config = await configFrom(io);
   const { serve } = await import('./serve.js');
-  await serve(config, { json: values.json === true, demo: values.demo === true, actor: actorOf(values) });
+  await serve(config, {
+    json: values.json === true,
+    demo: values.demo === true,
+    production: (io.env ?? process.env).NODE_ENV === 'production',
+    actor: actorOf(values),
+  });
   return EXIT_OK;
 }
 

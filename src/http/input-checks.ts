@@ -6,7 +6,7 @@
 // passes its schema goes on to the handler, whose service applies the same own rules in its
 // transaction.
 import type { FastifyRequest } from 'fastify';
-import { ApiError, addFieldError, type FieldErrors, validationFailed } from '../errors.js';
+import { ApiError, addFieldError, attachedHint, type FieldErrors, validationFailed } from '../errors.js';
 import { assertReadableBody } from './body.js';
 import { contextOf, isWriteMethod } from './request-state.js';
 import {
@@ -101,9 +101,11 @@ async function refuseBody(
     for (const message of messages) addFieldError(errors, path, message);
   }
   const bodyRules = request.routeOptions.config.bodyRules;
+  let hint: string | undefined;
   if (bodyRules) {
     // The own rules may query the database: they see the body without the refused text.
     const own = await bodyRules(contextOf(request), withoutBadText(request.body), request.resourceId);
+    hint = attachedHint(own);
     const missing = failure?.validation ? missingOnlyPaths(failure.validation) : new Set<string>();
     for (const [path, messages] of Object.entries(own)) {
       // A field the schema already refuses keeps just that message, unless it is merely missing:
@@ -113,5 +115,5 @@ async function refuseBody(
       for (const message of messages) addFieldError(errors, path, message);
     }
   }
-  throw validationFailed(errors);
+  throw validationFailed(errors, hint);
 }

@@ -45,7 +45,7 @@ describe(`backups (${testStorage()})`, () => {
       const file = join(work, 'copies', 'invoicing.tar.gz');
       mkdirSync(join(work, 'copies'));
 
-      const server = await serve(original);
+      const server = await serve(original, ['--demo']);
       const key = (server.ready as { demo: { live_key: { key: string } } }).demo.live_key.key;
       const write = (name: string, n: number) =>
         apiCall(server.apiBaseUrl, key, '/customers', {

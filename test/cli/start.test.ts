@@ -163,7 +163,7 @@ describe.runIf(testStorage() === 'pglite')(
 
     it('the first start of a new DATA_DIR creates it loudly; later starts reuse it quietly', async () => {
       const dataDir = join(dir, 'data');
-      const first = await startServe({ DATA_DIR: dataDir });
+      const first = await startServe({ DATA_DIR: dataDir }, { args: ['--demo'] });
       stop = first.stop;
       expect(first.ready).toMatchObject({ data_dir_created: true, demo: { company: { id: 1 } } });
       expect(first.stderr()).toContain(
@@ -171,7 +171,7 @@ describe.runIf(testStorage() === 'pglite')(
       );
       expect(await first.stop()).toBe(0);
 
-      const later = await startServe({ DATA_DIR: dataDir });
+      const later = await startServe({ DATA_DIR: dataDir }, { args: ['--demo'] });
       stop = later.stop;
       expect(later.ready).toMatchObject({ data_dir_created: false, demo: null });
       expect(later.stderr()).not.toContain('!!!');

@@ -49,6 +49,8 @@ const OPERATOR_COMMANDS = [
   'requests show',
   'keys usage',
   'keys roll',
+  // issue 30: the taxes a partner may name (decisions.md, "Products")
+  'taxes list',
 ];
 
 describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {

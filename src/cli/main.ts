@@ -91,9 +91,58 @@ function parseFlags(
     });
     return { values: values as FlagValues, positionals };
   } catch (error) {
-    // parseArgs explains unknown options, missing values and the like in its own message.
+    const unknown = (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    const option = unknown ? /'(-[^']*)'/.exec((error as Error).message)?.[1] : undefined;
+    if (option) {
+      throw new UsageError(
+        unknownOption(option, { ...options, ...GLOBAL_OPTIONS }, helpCommand),
+        helpCommand,
+      );
+    }
+    // parseArgs explains missing values and the like in its own message.
     throw new UsageError((error as Error).message, helpCommand);
   }
+}
+
+/** Variables that settle what an operator may look for as a flag (`serve --port`). */
+const VARIABLE_FLAGS = [
+  'PORT',
+  'HOST',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'DOCS_PORT',
+  'DOCS_URL',
+  'OPS_PORT',
+];
+
+/** Edits (insert, delete, replace) from one word to another. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const replace = (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      next.push(Math.min(replace, (row[j] as number) + 1, (next[j - 1] as number) + 1));
+    }
+    row = next;
+  }
+  return row[b.length] as number;
+}
+
+/** An unknown flag: which one, the nearest known one, or the variable that sets what it names. */
+function unknownOption(option: string, known: Command['options'], command: string): string {
+  const name = option.replace(/^-+/, '').split('=')[0] ?? '';
+  const variable = name.toUpperCase().replaceAll('-', '_');
+  if (VARIABLE_FLAGS.includes(variable)) {
+    return `unknown option ${option}: set the ${variable} variable instead, e.g. ${variable}=... bin/invoicing ${command}`;
+  }
+  const names = Object.keys(known).filter((each) => each !== 'help');
+  const nearest = names
+    .map((each) => ({ each, edits: distance(name, each) }))
+    .filter(({ each, edits }) => edits <= Math.max(2, Math.floor(each.length / 3)))
+    .sort((x, y) => x.edits - y.edits)[0];
+  return `unknown option ${option}${nearest ? ` (did you mean --${nearest.each}?)` : ''}`;
 }
 
 /** What a command prints: its result as JSON (`--json`), or as text for people. */
@@ -124,6 +173,8 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
   const raw = Object.fromEntries(
     Object.entries(command.args(values, positionals[0])).filter(([, value]) => value !== undefined),
   );
+  // Curl examples name the running server's address when the command ran in it (embedded), else
+  // the configured HOST and PORT.
   const textContext = { apiBaseUrl: apiBaseUrl(config.host, config.port) };
   let output: Output;
   try {
@@ -133,6 +184,9 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
         : await runOperationCommand(command, config, raw, textContext, {
             actor: actorOf(values),
             notice: (text) => io.err(`\n!!! ${text}\n`),
+            servedAt: (url) => {
+              textContext.apiBaseUrl = url;
+            },
           });
   } catch (error) {
     // A flag value of the wrong form is wrong usage, like an unknown flag.

@@ -162,11 +162,16 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     // Webhook deliveries go out from every server process (src/webhooks/worker.ts).
     webhooks = startWebhookWorker({ handle, config, log: running.app.log });
     if (config.opsPort !== undefined) ops = await listenOps(config, running, handle);
+    const address = running.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const baseUrl = publicBaseUrl(config.host, port);
+    const apiUrl = apiBaseUrl(config.host, port);
     if (embedded) {
       admin = await startAdminServer(
         config.dataDir,
         (name, args, actor) => executeNamedOperation(setup, name, args, actor),
         running.app.log,
+        apiUrl,
       );
     }
 
@@ -179,10 +184,6 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     }
 
     const docs = await docsStarting;
-    const address = running.app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const baseUrl = publicBaseUrl(config.host, port);
-    const apiUrl = apiBaseUrl(config.host, port);
     if (options.json) {
       process.stdout.write(
         `${JSON.stringify({

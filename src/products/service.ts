@@ -41,7 +41,7 @@ export function formatProductCode(type: ProductType, value: number): string {
   return `${PRODUCT_CODE_PREFIXES[type]}-${String(value).padStart(6, '0')}`;
 }
 
-const TAX_NOT_FOUND = 'Imposto inexistente: use um dos impostos indicados no hint.';
+const TAX_NOT_FOUND = 'Imposto inexistente.';
 /** Attempts at a code before giving up (only codes taken outside the API are ever skipped). */
 const CODE_ATTEMPTS = 50;
 

@@ -96,6 +96,10 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
     });
     expect(several.code).toBe(1);
     expect(several.stderr).toBe('error: RATE_LIMIT_KEY_PER_DAY must be a positive integer, got "0"\n');
+    // issue 30: the docs on the API's port would answer every doc_url with a 404.
+    const docs = await runCli(serveArgs(), { ...storage.env, PORT: '3001', DOCS_PORT: '3001' });
+    expect(docs.code).toBe(1);
+    expect(docs.stderr).toMatch(/^error: DOCS_PORT tem de ser diferente de PORT \(ambos 3001\)/);
     const zone = await runCli(serveArgs(), { ...storage.env, TZ_NAME: 'Mars/Olympus' });
     expect(zone.stderr).toBe('error: TZ_NAME is not a known time zone, got "Mars/Olympus"\n');
     await expectNothingCreated();

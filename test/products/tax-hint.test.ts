@@ -118,6 +118,16 @@ describe(`a refused tax_id lists the usable taxes (${testStorage()})`, () => {
     expect(hint).not.toContain('(IVA, 16%)');
   });
 
+  it('the guide\'s way to find them: "tax_id": 0 on POST /products answers the list and creates nothing', async () => {
+    const answer = await send('POST', '/products', baseBody({ name: 'Sonda', tax_id: 0 }));
+    expect(answer.status).toBe(422);
+    expect(answer.error.hint).toContain(`id ${ownTax} (IVA, 16%)`);
+    const listed = await fetch(`${base}/products?search=Sonda`, {
+      headers: { authorization: `Bearer ${tenant.key}` },
+    });
+    expect((await listed.json()).data).toEqual([]);
+  });
+
   it('a body refused for another reason keeps the usual hint', async () => {
     const answer = await send('POST', '/products', baseBody({ price: 1.234 }));
     expect(answer.status).toBe(422);

@@ -70,13 +70,21 @@ function unknownParameterError(request: FastifyRequest): ApiError | null {
   });
 }
 
+/** One 422 names every problem of the query: unknown parameters first, then bad values. */
 export function checkQuery(request: FastifyRequest): void {
   const unknown = unknownParameterError(request);
-  if (unknown) throw unknown;
   const failure = failureOf(request);
-  if (failure?.validation && failure.validationContext === 'querystring') {
-    throw queryValidationError(failure.validation);
+  const bad =
+    failure?.validation && failure.validationContext === 'querystring'
+      ? queryValidationError(failure.validation)
+      : null;
+  if (unknown && bad) {
+    throw new ApiError('invalid_query_parameter', {
+      message: `${unknown.message} ${bad.message}`,
+      hint: `${unknown.hint} ${bad.hint}`,
+    });
   }
+  if (unknown ?? bad) throw unknown ?? bad;
 }
 
 /** Synchronous for a body that passes (and for none); the route's own rules may take a query. */

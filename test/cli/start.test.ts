@@ -16,6 +16,7 @@ import {
   startServe,
 } from '../helpers/cli.js';
 import { testStorage } from '../helpers/database.js';
+import { TEST_DATABASE_URL } from '../helpers/services.js';
 
 async function occupiedPort(): Promise<{ port: number; server: Server }> {
   const server = createServer();
@@ -179,6 +180,26 @@ describe.runIf(testStorage() === 'pglite')(
       stop = later.stop;
       expect(later.ready).toMatchObject({ data_dir_created: false, demo: null });
       expect(later.stderr()).not.toContain('!!!');
+    });
+  },
+);
+
+describe.runIf(testStorage() === 'postgres')(
+  'a database that does not exist is named',
+  { timeout: PROCESS_TEST_TIMEOUT_MS },
+  () => {
+    it('issue 30: "the database does not exist" names it and its host, never the password', async () => {
+      const url = new URL(TEST_DATABASE_URL);
+      url.password = 's3cret';
+      url.pathname = '/nao_existe_issue30';
+      for (const args of [['companies', 'list'], ['serve']]) {
+        const result = await runCli(args, { DATABASE_URL: url.toString() });
+        expect(result.code, args.join(' ')).toBe(1);
+        expect(result.stderr).toBe(
+          `error: database error: the database "nao_existe_issue30" on ${url.host} does not exist (create it, or fix DATABASE_URL) (run again with --debug for details)\n`,
+        );
+        expect(result.stderr).not.toContain('s3cret');
+      }
     });
   },
 );

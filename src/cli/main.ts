@@ -301,23 +301,8 @@ const POSTGRES_CODES: Record<string, string> = {
   '53300': 'too many connections',
 };
 
-/**
- * Which database DATABASE_URL names, for a message: `"name" on host:port`, never its user or
- * password; null when there is none or it cannot be read.
- */
-function databaseNamed(env: Record<string, string | undefined>): string | null {
-  if (!env.DATABASE_URL) return null;
-  try {
-    const url = new URL(env.DATABASE_URL);
-    const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
-    return `"${name}" on ${url.host || 'the default host'}`;
-  } catch {
-    return null;
-  }
-}
-
 /** A short, safe explanation for well-known environment failures (never SQL, never secrets). */
-function knownFailure(error: unknown, env: Record<string, string | undefined>): string | null {
+function knownFailure(error: unknown): string | null {
   const seen = new Set<unknown>();
   const queue: unknown[] = [error];
   while (queue.length > 0) {
@@ -327,10 +312,6 @@ function knownFailure(error: unknown, env: Record<string, string | undefined>): 
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') {
       if (CONNECTION_CODES[code]) return `cannot reach the database: ${CONNECTION_CODES[code]}`;
-      const named = databaseNamed(env);
-      if (code === '3D000' && named) {
-        return `database error: the database ${named} does not exist (create it, or fix DATABASE_URL)`;
-      }
       if (POSTGRES_CODES[code]) return `database error: ${POSTGRES_CODES[code]}`;
       if (code === '42P01') return 'the database has no tables yet: run bin/invoicing migrate';
     }
@@ -352,7 +333,7 @@ interface Failure {
   stack?: string;
 }
 
-function failureOf(error: unknown, debug: boolean, env: Record<string, string | undefined>): Failure {
+function failureOf(error: unknown, debug: boolean): Failure {
   if (error instanceof UsageError) {
     const command = findCommand(error.helpCommand.split(' '));
     return {
@@ -370,7 +351,7 @@ function failureOf(error: unknown, debug: boolean, env: Record<string, string | 
   if (error instanceof StartRefused) return { kind: 'start', message: error.message, status: EXIT_FAILED };
   if (error instanceof AdminServerFailure)
     return { kind: 'server', message: error.message, status: EXIT_FAILED };
-  const known = knownFailure(error, env);
+  const known = missingDatabase(error) ?? knownFailure(error);
   const stack = debug ? (error instanceof Error ? (error.stack ?? String(error)) : String(error)) : undefined;
   return {
     kind: known ? 'environment' : 'unexpected',
@@ -382,7 +363,7 @@ function failureOf(error: unknown, debug: boolean, env: Record<string, string | 
 
 function report(error: unknown, argv: readonly string[], io: Io): number {
   const debug = argv.includes('--debug');
-  const failure = failureOf(error, debug, io.env ?? process.env);
+  const failure = failureOf(error, debug);
   if (argv.includes('--json')) {
     const { status, ...rest } = failure;
     io.err(JSON.stringify({ error: { ...rest, exit_status: status } }));
@@ -410,6 +391,24 @@ export async function main(argv: string[], io: Io = processIo): Promise<number |
   } catch (error) {
     return report(error, argv, io);
   }
+}
+
+/**
+ * PostgreSQL's "database "x" does not exist", with the name it gives (never the URL, so never a
+ * password), and what to do about it; null for any other failure.
+ */
+function missingDatabase(error: unknown): string | null {
+  for (let current = error, depth = 0; current && depth < 10; depth++) {
+    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+    const name =
+      code === '3D000' && typeof message === 'string'
+        ? /^database "(.*)" does not exist$/.exec(message)
+        : null;
+    if (name)
+      return `database error: the database "${name[1]}" does not exist (create it, or fix DATABASE_URL)`;
+    current = cause;
+  }
+  return null;
 }
 
 export { COMMANDS };

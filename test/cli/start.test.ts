@@ -188,7 +188,7 @@ describe.runIf(testStorage() === 'postgres')(
   'a database that does not exist is named',
   { timeout: PROCESS_TEST_TIMEOUT_MS },
   () => {
-    it('issue 30: "the database does not exist" names it and its host, never the password', async () => {
+    it('issue 30: "the database does not exist" names it, never the password', async () => {
       const url = new URL(TEST_DATABASE_URL);
       url.password = 's3cret';
       url.pathname = '/nao_existe_issue30';
@@ -196,7 +196,7 @@ describe.runIf(testStorage() === 'postgres')(
         const result = await runCli(args, { DATABASE_URL: url.toString() });
         expect(result.code, args.join(' ')).toBe(1);
         expect(result.stderr).toBe(
-          `error: database error: the database "nao_existe_issue30" on ${url.host} does not exist (create it, or fix DATABASE_URL) (run again with --debug for details)\n`,
+          'error: database error: the database "nao_existe_issue30" does not exist (create it, or fix DATABASE_URL) (run again with --debug for details)\n',
         );
         expect(result.stderr).not.toContain('s3cret');
       }

@@ -405,7 +405,7 @@ function missingDatabase(error: unknown): string | null {
         ? /^database "(.*)" does not exist$/.exec(message)
         : null;
     if (name)
-      return `database error: the database "${name[1]}" does not exist (create it, or fix DATABASE_URL)`;
+      return `database error: the database does not exist: "${name[1]}" (create it, or fix DATABASE_URL)`;
     current = cause;
   }
   return null;

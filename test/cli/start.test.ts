@@ -196,7 +196,7 @@ describe.runIf(testStorage() === 'postgres')(
         const result = await runCli(args, { DATABASE_URL: url.toString() });
         expect(result.code, args.join(' ')).toBe(1);
         expect(result.stderr).toBe(
-          'error: database error: the database "nao_existe_issue30" does not exist (create it, or fix DATABASE_URL) (run again with --debug for details)\n',
+          'error: database error: the database does not exist: "nao_existe_issue30" (create it, or fix DATABASE_URL) (run again with --debug for details)\n',
         );
         expect(result.stderr).not.toContain('s3cret');
       }

@@ -225,6 +225,22 @@ export function loadConfig(env: Env): Config {
     if (values.OPS_PORT !== undefined && values.OPS_PORT !== 0 && values.OPS_PORT === values.PORT) {
       problems.push(`OPS_PORT must differ from PORT, both are ${values.PORT}`);
     }
+    // The docs have their own port: on the API's, every doc_url would answer 404.
+    for (const [name, other] of [
+      ['PORT', values.PORT],
+      ['OPS_PORT', values.OPS_PORT],
+    ] as const) {
+      if (
+        values.DOCS_PORT !== 'off' &&
+        other !== undefined &&
+        other !== 0 &&
+        Number(values.DOCS_PORT) === other
+      ) {
+        problems.push(
+          `DOCS_PORT tem de ser diferente de ${name} (ambos ${other}): a documentação é servida na sua própria porta; escolha outra porta para DOCS_PORT, ou DOCS_PORT=off`,
+        );
+      }
+    }
   }
   if (problems.length > 0) {
     throw new ConfigError(problems.join('; '));

@@ -137,8 +137,27 @@ export class ApiError extends Error {
   }
 }
 
-export function validationFailed(errors: FieldErrors): ApiError {
-  return new ApiError('validation_failed', { errors });
+export function defaultHint(code: ErrorCode): string {
+  return DEFINITIONS[code].hint;
+}
+
+// A rule that refuses a field may also have a better hint for the whole 422 (a refused `tax_id`:
+// the taxes the company may use). It rides with the FieldErrors it was found in, so the one 422
+// gets it whichever path builds it (the service, or src/http/input-checks.ts after a schema failure).
+const attachedHints = new WeakMap<FieldErrors, string>();
+
+/** Attaches the 422's hint to a FieldErrors map (the last one attached wins). */
+export function attachHint(errors: FieldErrors, hint: string): void {
+  attachedHints.set(errors, hint);
+}
+
+export function attachedHint(errors: FieldErrors): string | undefined {
+  return attachedHints.get(errors);
+}
+
+/** The 422 of a body; its hint is the one attached to `errors`, if any, else the default. */
+export function validationFailed(errors: FieldErrors, hint = attachedHints.get(errors)): ApiError {
+  return new ApiError('validation_failed', { errors, ...(hint === undefined ? {} : { hint }) });
 }
 
 export function notFound(): ApiError {

@@ -103,6 +103,11 @@ const HEADERS = {
     { type: 'string', pattern: RATE_LIMIT_PATTERN },
     '"key-minute";r=59;t=60',
   ),
+  'WWW-Authenticate': header(
+    'Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve.',
+    { type: 'string', pattern: '^Bearer realm="partner-api"(, error="invalid_token")?$' },
+    'Bearer realm="partner-api", error="invalid_token"',
+  ),
   'Retry-After': header('Segundos a esperar antes de repetir o pedido.', { type: 'integer', minimum: 1 }, 2),
   'Idempotency-Replay': header(
     'Presente (`true`) quando a resposta é a repetição guardada de um pedido anterior com a mesma Idempotency-Key.',
@@ -127,7 +132,7 @@ const LIMIT_HEADERS: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining
 function errorHeaders(status: number, codes: ErrorCode[], write: boolean): Json {
   if (status === 429) return responseHeaders(['X-Request-Id', 'Retry-After', ...LIMIT_HEADERS]);
   // 401: the key is not known, so only the per-IP limit counted it.
-  if (status === 401) return responseHeaders(['X-Request-Id', ...DRAFT_HEADERS]);
+  if (status === 401) return responseHeaders(['X-Request-Id', 'WWW-Authenticate', ...DRAFT_HEADERS]);
   const optional: HeaderName[] = [];
   if (codes.includes('idempotency_request_in_flight')) optional.push('Retry-After');
   // A 404 of a write is stored and replayed like a success.

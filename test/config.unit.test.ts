@@ -123,6 +123,20 @@ describe('configuration', () => {
     expect(refusal({ PORT: '3000', OPS_PORT: '3000' })).toBe('OPS_PORT must differ from PORT, both are 3000');
   });
 
+  it('issue 30: DOCS_PORT equal to PORT (or OPS_PORT) is refused, in Portuguese, instead of a docs server whose every doc_url is a 404', () => {
+    expect(refusal({ PORT: '3001' })).toBe(
+      'DOCS_PORT tem de ser diferente de PORT (ambos 3001): a documentação é servida na sua própria porta; escolha outra porta para DOCS_PORT, ou DOCS_PORT=off',
+    );
+    expect(refusal({ PORT: '8080', DOCS_PORT: '8080' })).toMatch(
+      /^DOCS_PORT tem de ser diferente de PORT \(ambos 8080\)/,
+    );
+    expect(refusal({ OPS_PORT: '9100', DOCS_PORT: '9100' })).toMatch(
+      /^DOCS_PORT tem de ser diferente de OPS_PORT/,
+    );
+    expect(loadConfig({ PORT: '3001', DOCS_PORT: 'off' }).docsPort).toBeNull();
+    expect(loadConfig({ PORT: '0', DOCS_PORT: '3001' }).docsPort).toBe(3001);
+  });
+
   it('takes every valid form', () => {
     const config = loadConfig({
       PORT: '8080',

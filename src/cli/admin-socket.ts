@@ -73,6 +73,8 @@ export async function startAdminServer(
   dataDir: string,
   runOperation: OperationRunner,
   log: AdminLogger,
+  /** The API's base URL as the server listens: a command's curl examples use it, not its own PORT. */
+  apiBaseUrl: string,
 ): Promise<AdminServer> {
   const path = adminSocketPath(dataDir);
   const server: Server = createServer(async (req, res) => {
@@ -100,7 +102,7 @@ export async function startAdminServer(
       const header = req.headers[ACTOR_HEADER];
       const actor = typeof header === 'string' && header !== '' ? decodeURIComponent(header) : 'unknown';
       const result = await runOperation(match[1], args, actor);
-      send(200, { result });
+      send(200, { result, api_base_url: apiBaseUrl });
     } catch (error) {
       if (error instanceof OperationError) {
         const kind = error instanceof ArgumentError ? 'argument' : 'operation';
@@ -157,7 +159,7 @@ export function callAdminServer(
   name: string,
   args: unknown,
   actor: string,
-): Promise<unknown> {
+): Promise<{ result: unknown; apiBaseUrl: string | undefined }> {
   const path = adminSocketPath(dataDir);
   const body = JSON.stringify(args);
   return new Promise((resolvePromise, reject) => {
@@ -179,7 +181,11 @@ export function callAdminServer(
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('error', reject);
         res.on('end', () => {
-          let parsed: { result?: unknown; error?: { kind?: string; message?: string } };
+          let parsed: {
+            result?: unknown;
+            api_base_url?: unknown;
+            error?: { kind?: string; message?: string };
+          };
           try {
             parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
           } catch {
@@ -187,7 +193,8 @@ export function callAdminServer(
             return;
           }
           if (res.statusCode === 200) {
-            resolvePromise(parsed.result);
+            const apiBaseUrl = typeof parsed.api_base_url === 'string' ? parsed.api_base_url : undefined;
+            resolvePromise({ result: parsed.result, apiBaseUrl });
           } else if (parsed.error?.kind === 'argument') {
             reject(new ArgumentError(parsed.error.message ?? 'bad argument'));
           } else if (parsed.error?.kind === 'operation') {

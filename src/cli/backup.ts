@@ -99,6 +99,11 @@ export async function restoreEmbedded(config: Config, file: string, force: boole
   }
 }
 
+/** A path as a shell word: as it is when it is plain, else in single quotes. */
+function shellWord(text: string): string {
+  return /^[\w./,:@%+=-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
 export const BACKUP_COMMANDS: readonly Command[] = [
   command({
     name: 'backup',
@@ -137,7 +142,8 @@ export const BACKUP_COMMANDS: readonly Command[] = [
       [
         `Restored ${restore.restored_from} into ${restore.data_dir} (${restore.companies} companies).`,
         restore.moved_aside ? `The database that was there is in ${restore.moved_aside}.` : '',
-        'Start the server: bin/invoicing serve',
+        // The server must be started on the directory restored into, whatever DATA_DIR it usually has.
+        `Start the server on it: DATA_DIR=${shellWord(restore.data_dir)} bin/invoicing serve`,
       ]
         .filter(Boolean)
         .join('\n'),

@@ -188,6 +188,27 @@ export const COMMANDS: readonly Command[] = [
     },
   }),
   command({
+    name: 'taxes list',
+    summary: "the taxes a company may use: its own and the global ones (a product's tax_id)",
+    usage: '--company ID',
+    help: 'What a partner gives as tax_id; a refused tax_id answers the same list in its 422 hint.',
+    options: { company: str },
+    required: ['company'],
+    operation: 'taxes.list',
+    args: (v) => ({ company: v.company }),
+    text: (result) =>
+      result.taxes.length === 0
+        ? `Company ${result.company_id} has no taxes to use: create one with bin/invoicing taxes create.`
+        : table(
+            result.taxes.map((tax) => ({
+              id: tax.id,
+              name: tax.name,
+              rate: `${tax.rate}%`,
+              owner: tax.company_id === null ? 'global' : `company ${tax.company_id}`,
+            })),
+          ),
+  }),
+  command({
     name: 'customers create',
     summary: 'create a global customer, visible to every company',
     usage: '--global --name N [--email E] [--nuit T] [--phone P]',
@@ -451,17 +472,18 @@ export const COMMANDS: readonly Command[] = [
 
 export const SERVE_HELP = `Usage: bin/invoicing serve [--demo] [--json]
 
-Runs the partner API server (what npm start runs): applies migrations, listens on HOST:PORT.
-Without DATABASE_URL it uses the embedded database in DATA_DIR, which it locks, and opens the
-admin socket there so that other commands work while it runs; a fresh embedded database gets the
-demo company and its keys are printed.
+Runs the partner API server: applies migrations, listens on HOST:PORT. Without DATABASE_URL it
+uses the embedded database in DATA_DIR, which it locks, and opens the admin socket there so that
+other commands work while it runs. It creates no company: the first start says how to create one
+and its keys.
 
 Before creating anything it checks the whole configuration, that PORT (and OPS_PORT) are free,
 and that DATA_DIR holds a database or may hold a new one: a DATA_DIR that does not exist is
 created (its parent must exist) and said loudly; one holding other files is refused.
 With OPS_PORT, it also serves /healthz, /readyz and /metrics on OPS_HOST:OPS_PORT.
 
-  --demo   with DATABASE_URL: create the demo company if the database has no company at all
+  --demo   create the demo company, and print its keys, if the database has no company at all
+           (what npm start, the quick start, does); never with NODE_ENV=production
   --json   print one JSON line when ready ({url, ...}); logs go to stderr`;
 
 export const GLOBAL_OPTIONS: OptionSpecs = {

@@ -92,9 +92,58 @@ function parseFlags(
     });
     return { values: values as FlagValues, positionals };
   } catch (error) {
-    // parseArgs explains unknown options, missing values and the like in its own message.
+    const unknown = (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    const option = unknown ? /'(-[^']*)'/.exec((error as Error).message)?.[1] : undefined;
+    if (option) {
+      throw new UsageError(
+        unknownOption(option, { ...options, ...GLOBAL_OPTIONS }, helpCommand),
+        helpCommand,
+      );
+    }
+    // parseArgs explains missing values and the like in its own message.
     throw new UsageError((error as Error).message, helpCommand);
   }
+}
+
+/** Variables that settle what an operator may look for as a flag (`serve --port`). */
+const VARIABLE_FLAGS = [
+  'PORT',
+  'HOST',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'DOCS_PORT',
+  'DOCS_URL',
+  'OPS_PORT',
+];
+
+/** Edits (insert, delete, replace) from one word to another. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const replace = (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      next.push(Math.min(replace, (row[j] as number) + 1, (next[j - 1] as number) + 1));
+    }
+    row = next;
+  }
+  return row[b.length] as number;
+}
+
+/** An unknown flag: which one, the nearest known one, or the variable that sets what it names. */
+function unknownOption(option: string, known: Command['options'], command: string): string {
+  const name = option.replace(/^-+/, '').split('=')[0] ?? '';
+  const variable = name.toUpperCase().replaceAll('-', '_');
+  if (VARIABLE_FLAGS.includes(variable)) {
+    return `unknown option ${option}: set the ${variable} variable instead, e.g. ${variable}=... bin/invoicing ${command}`;
+  }
+  const names = Object.keys(known).filter((each) => each !== 'help');
+  const nearest = names
+    .map((each) => ({ each, edits: distance(name, each) }))
+    .filter(({ each, edits }) => edits <= Math.max(2, Math.floor(each.length / 3)))
+    .sort((x, y) => x.edits - y.edits)[0];
+  return `unknown option ${option}${nearest ? ` (did you mean --${nearest.each}?)` : ''}`;
 }
 
 /** What a command prints: its result as JSON (`--json`), or as text for people. */
@@ -127,6 +176,8 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
   const raw = Object.fromEntries(
     Object.entries(command.args(values, positionals[0])).filter(([, value]) => value !== undefined),
   );
+  // Curl examples name the running server's address when the command ran in it (embedded), else
+  // the configured HOST and PORT.
   const textContext = { apiBaseUrl: apiBaseUrl(config.host, config.port) };
   let output: Output;
   try {
@@ -136,6 +187,9 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
         : await runOperationCommand(command, config, raw, textContext, {
             actor: actorOf(values),
             notice: (text) => io.err(`\n!!! ${text}\n`),
+            servedAt: (url) => {
+              textContext.apiBaseUrl = url;
+            },
           });
   } catch (error) {
     // A flag value of the wrong form is wrong usage, like an unknown flag.
@@ -177,7 +231,12 @@ async function runServe(args: string[], io: Io): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'serve');
   const config = await configFrom(io);
   const { serve } = await import('./serve.js');
-  await serve(config, { json: values.json === true, demo: values.demo === true, actor: actorOf(values) });
+  await serve(config, {
+    json: values.json === true,
+    demo: values.demo === true,
+    production: (io.env ?? process.env).NODE_ENV === 'production',
+    actor: actorOf(values),
+  });
   return EXIT_OK;
 }
 
@@ -267,7 +326,7 @@ export function describeCliFailure(error: unknown, debug: boolean): CliFailure {
   if (error instanceof StartRefused) return { kind: 'start', message: error.message, status: EXIT_FAILED };
   if (error instanceof AdminServerFailure)
     return { kind: 'server', message: error.message, status: EXIT_FAILED };
-  const known = knownFailure(error);
+  const known = missingDatabase(error) ?? knownFailure(error);
   const stack = debug ? (error instanceof Error ? (error.stack ?? String(error)) : String(error)) : undefined;
   return {
     kind: known ? 'environment' : 'unexpected',
@@ -307,6 +366,24 @@ export async function main(argv: string[], io: Io = processIo): Promise<number |
   } catch (error) {
     return report(error, argv, io);
   }
+}
+
+/**
+ * PostgreSQL's "database "x" does not exist", with the name it gives (never the URL, so never a
+ * password), and what to do about it; null for any other failure.
+ */
+function missingDatabase(error: unknown): string | null {
+  for (let current = error, depth = 0; current && depth < 10; depth++) {
+    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+    const name =
+      code === '3D000' && typeof message === 'string'
+        ? /^database "(.*)" does not exist$/.exec(message)
+        : null;
+    if (name)
+      return `database error: the database does not exist: "${name[1]}" (create it, or fix DATABASE_URL)`;
+    current = cause;
+  }
+  return null;
 }
 
 export { COMMANDS };

@@ -21,6 +21,8 @@ export interface RunOptions {
   actor: string;
   /** Where a notice for the operator goes (a new embedded database was created). */
   notice(text: string): void;
+  /** The running server's API base URL, when the operation ran in it (through the admin socket). */
+  servedAt?(apiBaseUrl: string): void;
 }
 
 /** How long a command waits for DATA_DIR held by another command, or by a server still starting. */
@@ -81,7 +83,9 @@ export async function runOperation<N extends OperationName>(
   for (;;) {
     try {
       // The server runs the same table: its JSON answer is this operation's result.
-      return (await callAdminServer(config.dataDir, name, args, actor)) as OperationResult<N>;
+      const answer = await callAdminServer(config.dataDir, name, args, actor);
+      if (answer.apiBaseUrl) options.servedAt?.(answer.apiBaseUrl);
+      return answer.result as OperationResult<N>;
     } catch (error) {
       if (!(error instanceof NoServer)) throw error;
     }

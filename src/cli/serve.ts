@@ -3,9 +3,11 @@
 // the embedded PGlite database it then locks DATA_DIR (one process only may open it), and also
 // listens on the admin socket so that CLI commands run inside this process; with OPS_PORT it runs
 // the monitoring server (health, readiness, metrics). A signal drains, then closes everything
-// within a bound (src/cli/shutdown.ts); so does a start that fails halfway. A fresh
-// embedded database gets the demo company, created only once the server listens, so that its keys
-// are always printed.
+// within a bound (src/cli/shutdown.ts); so does a start that fails halfway. The demo company is
+// made only where a person asked for it (decisions.md, "Demo data"): `--demo` (what `npm start`
+// passes), into a database without companies, never with NODE_ENV=production (the image, the
+// systemd unit); it is created only once the server listens, so that its keys are always printed.
+// Otherwise the banner says how to create a company and a key.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import { type DatabaseHandle, openDatabase } from '../db/client.js';
@@ -33,8 +35,10 @@ const LOCK_WAIT_MS = 30_000;
 
 export interface ServeOptions {
   json: boolean;
-  /** PostgreSQL: create the demo company when the database has no company. */
+  /** Create the demo company when the database has no company (`--demo`; `npm start`). */
   demo: boolean;
+  /** NODE_ENV=production: never a demo company, whatever was asked. */
+  production: boolean;
   /** Who started it, for the audit record of the demo company (OS user or --actor). */
   actor: string;
 }
@@ -158,29 +162,28 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     // Webhook deliveries go out from every server process (src/webhooks/worker.ts).
     webhooks = startWebhookWorker({ handle, config, log: running.app.log });
     if (config.opsPort !== undefined) ops = await listenOps(config, running, handle);
+    const address = running.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const baseUrl = publicBaseUrl(config.host, port);
+    const apiUrl = apiBaseUrl(config.host, port);
     if (embedded) {
       admin = await startAdminServer(
         config.dataDir,
         (name, args, actor) => executeNamedOperation(setup, name, args, actor),
         running.app.log,
+        apiUrl,
       );
     }
 
     // Last, once everything listens: the keys of a demo company created now are always printed.
     let demo: OperationResult<'demo'> | null = null;
-    if (embedded || options.demo) {
-      const [anyCompany] = await handle.db.select({ id: companies.id }).from(companies).limit(1);
-      if (!anyCompany) {
-        // Decided again under a lock: of servers started together, one creates the demo.
-        demo = await executeOperation(setup, 'demo', { if_empty: true }, options.actor);
-      }
+    const [anyCompany] = await handle.db.select({ id: companies.id }).from(companies).limit(1);
+    if (!anyCompany && options.demo && !options.production) {
+      // Decided again under a lock: of servers started together, one creates the demo.
+      demo = await executeOperation(setup, 'demo', { if_empty: true }, options.actor);
     }
 
     const docs = await docsStarting;
-    const address = running.app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const baseUrl = publicBaseUrl(config.host, port);
-    const apiUrl = apiBaseUrl(config.host, port);
     if (options.json) {
       process.stdout.write(
         `${JSON.stringify({
@@ -201,7 +204,6 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       `  Partner API v1 listening on ${apiUrl}`,
       `  Storage: ${handle.description}${admin ? ` (admin socket ${admin.path})` : ''}`,
       ...(ops ? [`  Operations: ${ops.url}/healthz, /readyz, /metrics`] : []),
-      ...(dataDirNotice ? ['', `  !!! ${dataDirNotice}`] : []),
       docs.server
         ? `  Docs: ${docs.server.url}/ (guide PT/EN, errors, reference); doc_url base ${config.docsUrl}${docs.builtFor ? ` (the docs' examples say ${docs.builtFor}: built for it)` : ''}`
         : `  Docs: not served (${docs.problem}); doc_url base ${config.docsUrl}`,
@@ -218,9 +220,18 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
         `    ${curlLine(demo.live_key.key, apiUrl)}`,
       );
     } else {
+      if (options.demo && options.production) {
+        lines.push(
+          '  NODE_ENV=production: --demo ignored (a production server never creates the demo company).',
+        );
+      }
       lines.push(
-        '  API keys are shown only when created. To get one:',
-        '    bin/invoicing companies list',
+        anyCompany
+          ? '  API keys are shown only when created. To get one:'
+          : '  No company yet. To create one and its key:',
+        anyCompany
+          ? '    bin/invoicing companies list'
+          : '    bin/invoicing companies create --name "Empresa, Lda"',
         '    bin/invoicing companies enable-api ID',
         '    bin/invoicing keys create --company ID --mode live --scopes all',
         '  then:',

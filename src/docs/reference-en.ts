@@ -85,6 +85,8 @@ export const ENGLISH: Readonly<Record<string, string>> = {
   'Erro: `rate_limit_exceeded`. Veja o catálogo de erros em doc_url.':
     'Error: `rate_limit_exceeded`. See the error catalog at doc_url.',
   'Segundos a esperar antes de repetir o pedido.': 'Seconds to wait before repeating the request.',
+  'Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve.':
+    'How to send the key (RFC 6750): `Bearer realm="partner-api"`, with `error="invalid_token"` when a key was sent that does not work.',
   'Falha interna: a resposta genérica do servidor, sem o envelope de erro e sem detalhes. Repita com recuo (nas escritas, com a mesma Idempotency-Key) e indique o X-Request-Id ao suporte.':
     "Internal failure: the server's generic answer, without the error envelope and without details. Retry with backoff (for writes, with the same Idempotency-Key) and quote the X-Request-Id to support.",
   'Base de dados ocupada além de uma espera limitada: a mesma resposta genérica, sem o envelope de erro, com Retry-After. Nada foi gravado; repita depois de Retry-After (nas escritas, com a mesma Idempotency-Key).':

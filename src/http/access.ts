@@ -7,6 +7,12 @@ import { noteRefusedKey } from '../request-log/capture.js';
 import { callerOf, isWriteMethod } from './request-state.js';
 
 const BEARER = 'Bearer ';
+/**
+ * Every 401 says how keys are sent (RFC 6750): the scheme alone when none was presented, with
+ * `error="invalid_token"` when one was (unknown, malformed, expired or revoked alike).
+ */
+const CHALLENGE = 'Bearer realm="partner-api"';
+const INVALID_TOKEN_CHALLENGE = `${CHALLENGE}, error="invalid_token"`;
 
 /** 3. Browsers are refused before the key is even looked up. */
 export function refuseBrowsers(request: FastifyRequest): void {
@@ -40,7 +46,10 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
         : null;
   if (!found || !key || refusal) {
     if (found) noteRefusedKey(request, found); // logged under its key (src/request-log/)
-    const headers = await rateLimiter.consumeAnonymous(request.ip);
+    const limits = await rateLimiter.consumeAnonymous(request.ip);
+    const presented =
+      typeof request.headers.authorization === 'string' && request.headers.authorization !== '';
+    const headers = { ...limits, 'WWW-Authenticate': presented ? INVALID_TOKEN_CHALLENGE : CHALLENGE };
     throw new ApiError(refusal ?? 'invalid_api_key', { headers });
   }
   const { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes } = found;

@@ -12,15 +12,32 @@ import { ApiError, envelopeOf } from '../errors.js';
 import { bodyValidationError, queryValidationError } from './validation.js';
 
 const UNREADABLE_BODY: Record<string, string> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'O corpo do pedido excede o tamanho máximo permitido.',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'O corpo deve ser JSON, enviado com Content-Type: application/json.',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'O corpo do pedido é obrigatório.',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'O comprimento do corpo não corresponde ao cabeçalho Content-Length.',
   FST_ERR_CTP_INVALID_JSON_BODY: 'JSON mal formado.',
 };
 
-function toApiError(error: FastifyError): ApiError | null {
+/** A size as people write it: `1 MiB`, `512 KiB`, or bytes. */
+function sizeText(bytes: number): string {
+  if (bytes >= MIB && bytes % MIB === 0) return `${bytes / MIB} MiB`;
+  if (bytes >= KIB && bytes % KIB === 0) return `${bytes / KIB} KiB`;
+  return `${bytes} bytes`;
+}
+const KIB = 1024;
+const MIB = 1024 * KIB;
+
+/** A body over the limit: the 422 names the limit, so the partner knows how far to split. */
+function tooLarge(limit: number): ApiError {
+  return new ApiError('validation_failed', {
+    errors: { body: [`O corpo do pedido excede o tamanho máximo de ${sizeText(limit)} (${limit} bytes).`] },
+    hint: `Envie um corpo de no máximo ${sizeText(limit)}; por exemplo, divida uma factura muito grande em várias. Nada foi criado e a mesma Idempotency-Key pode ser reutilizada.`,
+  });
+}
+
+function toApiError(error: FastifyError, bodyLimit: number): ApiError | null {
   if (error instanceof ApiError) return error;
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return tooLarge(bodyLimit);
   if (error.validation) {
     return error.validationContext === 'body'
       ? bodyValidationError(error.validation)
@@ -88,7 +105,7 @@ function sendGeneric(reply: FastifyReply, status: number): FastifyReply {
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = toApiError(error);
+    const apiError = toApiError(error, request.routeOptions.bodyLimit ?? app.config.bodyLimit);
     if (apiError) {
       if (apiError.statusCode >= 500) request.log.error({ err: loggableError(error) }, 'api error');
       return sendApiError(reply, request, apiError, app.config.docsUrl);

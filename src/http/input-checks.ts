@@ -6,7 +6,7 @@
 // passes its schema goes on to the handler, whose service applies the same own rules in its
 // transaction.
 import type { FastifyRequest } from 'fastify';
-import { ApiError, addFieldError, type FieldErrors, validationFailed } from '../errors.js';
+import { ApiError, addFieldError, attachedHint, type FieldErrors, validationFailed } from '../errors.js';
 import { assertReadableBody } from './body.js';
 import { contextOf, isWriteMethod } from './request-state.js';
 import {
@@ -70,13 +70,21 @@ function unknownParameterError(request: FastifyRequest): ApiError | null {
   });
 }
 
+/** One 422 names every problem of the query: unknown parameters first, then bad values. */
 export function checkQuery(request: FastifyRequest): void {
   const unknown = unknownParameterError(request);
-  if (unknown) throw unknown;
   const failure = failureOf(request);
-  if (failure?.validation && failure.validationContext === 'querystring') {
-    throw queryValidationError(failure.validation);
+  const bad =
+    failure?.validation && failure.validationContext === 'querystring'
+      ? queryValidationError(failure.validation)
+      : null;
+  if (unknown && bad) {
+    throw new ApiError('invalid_query_parameter', {
+      message: `${unknown.message} ${bad.message}`,
+      hint: `${unknown.hint} ${bad.hint}`,
+    });
   }
+  if (unknown ?? bad) throw unknown ?? bad;
 }
 
 /** Synchronous for a body that passes (and for none); the route's own rules may take a query. */
@@ -101,9 +109,11 @@ async function refuseBody(
     for (const message of messages) addFieldError(errors, path, message);
   }
   const bodyRules = request.routeOptions.config.bodyRules;
+  let hint: string | undefined;
   if (bodyRules) {
     // The own rules may query the database: they see the body without the refused text.
     const own = await bodyRules(contextOf(request), withoutBadText(request.body), request.resourceId);
+    hint = attachedHint(own);
     const missing = failure?.validation ? missingOnlyPaths(failure.validation) : new Set<string>();
     for (const [path, messages] of Object.entries(own)) {
       // A field the schema already refuses keeps just that message, unless it is merely missing:
@@ -113,5 +123,5 @@ async function refuseBody(
       for (const message of messages) addFieldError(errors, path, message);
     }
   }
-  throw validationFailed(errors);
+  throw validationFailed(errors, hint);
 }

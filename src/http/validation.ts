@@ -99,7 +99,8 @@ export const queryAjv = newAjv({
   coerceTypes: true,
   useDefaults: true,
   removeAdditional: false,
-  allErrors: false,
+  // Every bad parameter is named in the one 422 (issue 30), as a body's are.
+  allErrors: true,
   verbose: true,
 });
 
@@ -112,9 +113,10 @@ interface PropertySchema {
   description?: string;
 }
 
-/** The first query parameter whose text Ajv must not see (see the top of this file), as an Ajv error. */
-function queryTextError(properties: Record<string, PropertySchema>, query: unknown): ErrorObject | null {
-  if (typeof query !== 'object' || query === null) return null;
+/** The query parameters whose text Ajv must not see (see the top of this file), as Ajv errors. */
+function queryTextErrors(properties: Record<string, PropertySchema>, query: unknown): ErrorObject[] {
+  if (typeof query !== 'object' || query === null) return [];
+  const errors: ErrorObject[] = [];
   for (const [name, property] of Object.entries(properties)) {
     const value = (query as Record<string, unknown>)[name];
     if (typeof value !== 'string') continue;
@@ -126,15 +128,14 @@ function queryTextError(properties: Record<string, PropertySchema>, query: unkno
       message,
       parentSchema,
     });
-    if (textProblem(value)) return error('text', textProblem(value)!, { description: TEXT_HINT });
-    if (property.type === 'integer' && !INTEGER_TEXT.test(value)) {
-      return error('type', 'must be integer', property);
-    }
-    if (property.type === 'number' && !NUMBER_TEXT.test(value)) {
-      return error('type', 'must be number', property);
+    if (textProblem(value)) errors.push(error('text', textProblem(value)!, { description: TEXT_HINT }));
+    else if (property.type === 'integer' && !INTEGER_TEXT.test(value)) {
+      errors.push(error('type', 'must be integer', property));
+    } else if (property.type === 'number' && !NUMBER_TEXT.test(value)) {
+      errors.push(error('type', 'must be number', property));
     }
   }
-  return null;
+  return errors;
 }
 
 type QueryValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -144,14 +145,17 @@ function compileQueryValidator(schema: Record<string, unknown>): QueryValidator 
   const validate: ValidateFunction = queryAjv.compile(schema);
   const properties = (schema.properties ?? {}) as Record<string, PropertySchema>;
   const check: QueryValidator = (data) => {
-    const textError = queryTextError(properties, data);
-    if (textError) {
-      check.errors = [textError];
-      return false;
-    }
+    const textErrors = queryTextErrors(properties, data);
     const valid = validate(data) as boolean;
-    check.errors = validate.errors ?? null;
-    return valid;
+    if (textErrors.length === 0) {
+      check.errors = validate.errors ?? null;
+      return valid;
+    }
+    // Ajv's verdict on a parameter refused for its text is not used (it may take "Infinity").
+    const refused = new Set(textErrors.map((error) => error.instancePath));
+    const others = (validate.errors ?? []).filter((error) => !refused.has(error.instancePath));
+    check.errors = [...textErrors, ...others];
+    return false;
   };
   return check;
 }
@@ -242,17 +246,32 @@ export function bodyValidationError(errors: readonly SchemaError[]): ApiError {
 export function queryValidationError(
   errors: readonly (ErrorObject | FastifySchemaValidationError)[],
 ): ApiError {
-  const error = errors[0];
-  const name = (error?.instancePath ?? '').split('/').slice(1).map(unescapePointer).join('.') || 'query';
-  const schema = ((error as ErrorObject | undefined)?.parentSchema ?? {}) as {
-    enum?: unknown[];
-    description?: string;
-  };
-  const hint = schema.enum
-    ? `Valores válidos para "${name}": ${schema.enum.join(', ')}.`
-    : (schema.description ?? 'Corrija o parâmetro indicado.');
+  // Each bad parameter once (Ajv may report several keywords of one), with its own hint.
+  const hints = new Map<string, string>();
+  for (const error of errors) {
+    const name = (error.instancePath ?? '').split('/').slice(1).map(unescapePointer).join('.') || 'query';
+    if (hints.has(name)) continue;
+    const schema = ((error as ErrorObject).parentSchema ?? {}) as { enum?: unknown[]; description?: string };
+    hints.set(
+      name,
+      schema.enum
+        ? `Valores válidos para "${name}": ${schema.enum.join(', ')}.`
+        : (schema.description ?? 'Corrija o parâmetro indicado.'),
+    );
+  }
+  const [only] = hints;
+  if (hints.size <= 1) {
+    const [name, hint] = only ?? ['query', 'Corrija o parâmetro indicado.'];
+    return new ApiError('invalid_query_parameter', {
+      message: `O parâmetro de consulta "${name}" tem um valor inválido.`,
+      hint,
+    });
+  }
+  const names = [...hints.keys()].map((name) => `"${name}"`);
   return new ApiError('invalid_query_parameter', {
-    message: `O parâmetro de consulta "${name}" tem um valor inválido.`,
-    hint,
+    message: `Os parâmetros de consulta ${names.slice(0, -1).join(', ')} e ${names.at(-1)} têm valores inválidos.`,
+    hint: [...hints]
+      .map(([name, hint]) => (hint.includes(`"${name}"`) ? hint : `"${name}": ${hint}`))
+      .join(' '),
   });
 }

@@ -9,9 +9,10 @@ import { visibleTo } from '../customers/repository.js';
 import type { Database } from '../db/client.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
 import { customers, products, taxes } from '../db/schema.js';
-import { addFieldError, type FieldErrors, notFound, validationFailed } from '../errors.js';
+import { addFieldError, attachHint, type FieldErrors, notFound, validationFailed } from '../errors.js';
 import { bodyAjv, bodyValidationError } from '../http/validation.js';
 import { Decimal, decimalPlacesOf, MONEY_LIMIT } from '../money.js';
+import { unknownTaxHint } from '../products/taxes.js';
 import { isDatabaseId } from '../values.js';
 import type { EventType } from '../webhooks/event-types.js';
 import { recordEventFor, subscribedEndpointIds } from '../webhooks/events.js';
@@ -29,7 +30,7 @@ export const PRODUCT_REQUIRED =
 export const UNKNOWN_PRODUCT =
   'O produto indicado não existe: use o id de um produto desta empresa (GET /products).';
 export const UNKNOWN_TAX =
-  'O imposto indicado não existe: use o id de um imposto desta empresa ou de um imposto global.';
+  'O imposto indicado não existe: use o id de um dos impostos indicados no hint (desta empresa ou globais).';
 export const DUE_BEFORE_INVOICE_DATE =
   'A data de vencimento não pode ser anterior à data da factura (invoice_date).';
 export const PRICE_PLACES = 'O preço deve ter no máximo 2 casas decimais.';
@@ -201,6 +202,7 @@ async function judgeBody(
     also,
   );
   const { products: lineProducts, taxRates } = references;
+  let refusedTax = false;
   const { invoice_date: invoiceDate, due_date: dueDate, exchange_rate: exchangeRate } = fields;
   if (typeof invoiceDate === 'string' && typeof dueDate === 'string') {
     if (DATE.test(invoiceDate) && DATE.test(dueDate) && dueDate < invoiceDate) {
@@ -226,6 +228,7 @@ async function judgeBody(
     const taxId = line.tax_id;
     if (taxId !== undefined && taxId !== null && !(isDatabaseId(taxId) && taxRates.has(taxId))) {
       addFieldError(errors, at('tax_id'), UNKNOWN_TAX);
+      refusedTax = true;
     }
     for (const [field, max, message] of LINE_PLACES) {
       const value = line[field];
@@ -234,6 +237,8 @@ async function judgeBody(
       }
     }
   });
+  // Partners have no route to taxes: the 422 lists the ones the company may use.
+  if (refusedTax) attachHint(errors, await unknownTaxHint(context));
   return { errors, ...references };
 }
 

@@ -57,7 +57,7 @@ import { listCounterOperations } from './list-counters.js';
 import { lookUpCustomers, lookUpInvoices } from './lists.js';
 import { listPendingPosSync } from './pos.js';
 import { requestOperations } from './requests.js';
-import { createTax } from './taxes.js';
+import { createTax, listTaxes } from './taxes.js';
 import { webhookOperations } from './webhooks.js';
 
 export type { OperationSetup } from './define.js';
@@ -156,6 +156,11 @@ export const operations = {
     },
     run: ({ db }, args) => createTax(db, args),
     target: (args, result) => ({ type: 'tax', id: result?.id ?? null, company: args.companyId }),
+  }),
+  'taxes.list': define({
+    reads: true,
+    parse: (raw) => ({ companyId: idArg(raw, 'company', 'company') }),
+    run: ({ db }, args) => listTaxes(db, args.companyId),
   }),
 
   'customers.create': define({

@@ -1,6 +1,7 @@
 import type { Database } from '../db/client.js';
 import { taxes } from '../db/schema.js';
 import { Decimal } from '../money.js';
+import { type UsableTax, usableTaxes } from '../products/taxes.js';
 import { requireCompany } from './companies.js';
 import { OperationError } from './errors.js';
 
@@ -34,4 +35,13 @@ export async function createTax(
     .returning();
   if (!row) throw new Error('insert returned no row');
   return { id: row.id, company_id: row.companyId, name: row.name, rate: new Decimal(row.rate).toString() };
+}
+
+/** The taxes a company may use (its own, then the global ones, by id): what a refused tax_id's 422 lists. */
+export async function listTaxes(
+  db: Database,
+  companyId: number,
+): Promise<{ company_id: number; taxes: UsableTax[] }> {
+  await requireCompany(db, companyId);
+  return { company_id: companyId, taxes: await usableTaxes(db, companyId) };
 }

@@ -3,7 +3,7 @@
 // - Money is exact: a JSON number becomes a Decimal from its shortest text form and is refused
 //   (never rounded) with more than 2 decimal places; it is stored as text in numeric(18,2).
 // - `tax_id` must be a tax of the company or a global one; another company's tax is answered
-//   exactly like a nonexistent one.
+//   exactly like a nonexistent one; either 422's hint lists the taxes the company may use.
 // - `product_code` is `<prefix>-<number>`, the number taken from product_code_sequences by one
 //   atomic upsert in the write's transaction (its row lock serialises concurrent creates of the
 //   same company and type), zero-padded to 6 digits (it simply grows past 999999). Prefixes:
@@ -21,12 +21,13 @@ import { type CompanyContext, inTransaction } from '../context.js';
 import type { Database } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { type ProductType, productCodeSequences, products, taxes } from '../db/schema.js';
-import { addFieldError, type FieldErrors, validationFailed } from '../errors.js';
+import { addFieldError, attachHint, type FieldErrors, validationFailed } from '../errors.js';
 import { moneyFromJson } from '../money.js';
 import { isDatabaseId } from '../values.js';
 import { recordEvent } from '../webhooks/events.js';
 import { findProduct, taxVisibleTo } from './repository.js';
 import type { ProductBody, ProductResource } from './schemas.js';
+import { unknownTaxHint } from './taxes.js';
 
 export const PRODUCT_CODE_PREFIXES: Record<ProductType, string> = {
   GOODS: 'BEN',
@@ -76,6 +77,7 @@ export async function productBodyProblems(context: CompanyContext, body: unknown
   }
   if (typeof fields.tax_id === 'number' && !(await taxExistsFor(context, fields.tax_id))) {
     addFieldError(errors, 'tax_id', TAX_NOT_FOUND);
+    attachHint(errors, await unknownTaxHint(context));
   }
   return errors;
 }

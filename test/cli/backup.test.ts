@@ -45,7 +45,7 @@ describe(`backups (${testStorage()})`, () => {
       const file = join(work, 'copies', 'invoicing.tar.gz');
       mkdirSync(join(work, 'copies'));
 
-      const server = await serve(original);
+      const server = await serve(original, ['--demo']);
       const key = (server.ready as { demo: { live_key: { key: string } } }).demo.live_key.key;
       const write = (name: string, n: number) =>
         apiCall(server.apiBaseUrl, key, '/customers', {
@@ -91,6 +91,11 @@ describe(`backups (${testStorage()})`, () => {
         restored,
       );
       expect(result).toMatchObject({ companies: 1, moved_aside: null });
+      // issue 30: the next step it prints starts the server on that DATA_DIR, not the usual one.
+      const elsewhere = join(work, 'restored elsewhere');
+      const text = await runCli(['restore', file], { DATA_DIR: elsewhere });
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toContain(`Start the server on it: DATA_DIR='${elsewhere}' bin/invoicing serve\n`);
       const second = await serve(restored);
       expect(
         (await apiCall(second.apiBaseUrl, key, `/customers/${before.body.data.id}`)).body.data.name,

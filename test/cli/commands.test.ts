@@ -99,7 +99,9 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
     storage = await createCliStorage();
     // Plain http to loopback: the webhook commands below deliver to a receiver of this test.
     env = { ...storage.env, WEBHOOK_ALLOW_HTTP: 'true' };
-    [server, receiver] = await Promise.all([startServe(env, { json: false }), startReceiver()]);
+    // On PGlite the quick start (npm start: serve --demo); on PostgreSQL plain serve.
+    const args = storage.kind === 'pglite' ? ['--demo'] : [];
+    [server, receiver] = await Promise.all([startServe(env, { json: false, args }), startReceiver()]);
   });
   afterAll(async () => {
     await server?.stop();
@@ -113,7 +115,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
     const curl = /curl -H "Authorization: Bearer ([^"]+)" (\S+)/.exec(banner);
     expect(curl?.[2]).toBe(`${server.apiBaseUrl}/ping`);
     if (storage.kind === 'pglite') {
-      // A fresh embedded database: the demo company is created and its keys printed once.
+      // A fresh embedded database and --demo: the demo company is created and its keys printed once.
       expect(banner).toContain('First start: demo company');
       expect(banner).toMatch(/test key \(read only\): +svc_sk_test_/);
       const liveKey = curl?.[1] as string;
@@ -125,7 +127,8 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
       const lock = JSON.parse(readFileSync(join(env.DATA_DIR as string, 'invoicing.lock'), 'utf8'));
       expect(lock).toMatchObject({ pid: server.child.pid, role: 'serve' });
     } else {
-      // PostgreSQL without --demo: nothing is created, the banner says how to get a key.
+      // PostgreSQL without --demo: nothing is created, the banner says how to create a company and a key.
+      expect(banner).toContain('bin/invoicing companies create --name');
       expect(banner).toContain('bin/invoicing keys create --company ID');
       expect(curl?.[1]).toBe('<key>');
       expect((await cliJson<{ companies: Company[] }>(['companies', 'list'], env)).companies).toEqual([]);
@@ -279,6 +282,25 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
       env,
     );
     expect(global).toMatchObject({ id: expect.any(Number), company_id: null, name: 'Isento' });
+
+    // decisions.md, "Products": `bin/invoicing taxes list --company ID`, the company's own and the
+    // global ones, never another company's.
+    const stranger = await commandJson<Company>(['companies', 'create', '--name', 'Vizinha, Lda'], env);
+    await commandJson(
+      ['taxes', 'create', '--company', String(stranger.id), '--name', 'Alheio', '--rate', '3'],
+      env,
+    );
+    const listed = await commandJson<{ company_id: number; taxes: Record<string, unknown>[] }>(
+      ['taxes', 'list', '--company', String(company.id)],
+      env,
+    );
+    expect(listed.company_id).toBe(company.id);
+    expect(listed.taxes).toContainEqual({ id: own.id, company_id: company.id, name: 'IVA 16%', rate: '16' });
+    expect(listed.taxes).toContainEqual({ id: global.id, company_id: null, name: 'Isento', rate: '0' });
+    expect(listed.taxes.every((tax) => tax.company_id === company.id || tax.company_id === null)).toBe(true);
+    const text = await runInProcess(['taxes', 'list', '--company', String(company.id)], env);
+    expect(text.stdout).toMatch(new RegExp(`^ +${own.id} +IVA 16% +16% +company ${company.id}$`, 'm'));
+    expect(text.stdout).not.toContain('Alheio');
 
     // The company tax is usable on a product at once.
     const product = await apiCall(server.apiBaseUrl, key.key, '/products', {
@@ -551,6 +573,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
       ['taxes', 'create', '--company', id, '--name', 'IVA 16%', '--rate', '16'],
       ['id', 'company_id', 'name', 'rate'],
     );
+    await json(['taxes', 'list', '--company', id], ['company_id', 'taxes']);
     await json(
       ['customers', 'create', '--global', '--name', 'Cliente Global'],
       ['id', 'name', 'email', 'nuit', 'phone', 'global'],

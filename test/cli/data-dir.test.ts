@@ -51,7 +51,7 @@ describe.runIf(testStorage() === 'pglite')(
     it('is created 0700 with private files even under umask 000, and an existing one is fixed on start', async () => {
       // The server inherits the most permissive umask there is.
       process.umask(0o000);
-      const first = await startServerProcess({ DATA_DIR: dataDir });
+      const first = await startServerProcess({ DATA_DIR: dataDir }, undefined, ['--demo']);
       servers.push(first);
       const key = /svc_sk_live_[A-Za-z0-9]+/.exec(first.output())?.[0];
       // A few writes, so the database creates files after start too.

@@ -31,6 +31,10 @@ const BAD_ARGUMENTS: Record<string, string[][]> = {
     ['--name', 'IVA', '--rate', '5'],
     ['--company', '1', '--name', 'IVA', '--rate', 'dezasseis'],
   ],
+  'taxes list': [
+    ['--company', 'x'],
+    ['--company', '0'],
+  ],
   'customers create': [
     ['--name', 'Sem global'],
     ['--global', '--name', 'X', '--email', 'not-an-address'],

@@ -279,11 +279,25 @@ describe('requests list / show, keys usage / roll through the CLI', {
       /^API key \d+ rolled: new live API key \d+ for company \d+\.\n {2}key: +svc_sk_live_/,
     );
     expect(text.stdout).toContain('then it answers 401 api_key_expired');
+    // issue 30: its curl line names the running server (embedded: the command ran in it, through
+    // the admin socket), or the configured PORT (PostgreSQL), never a fixed port 3000.
+    const curlBase = /Try it: curl -H "Authorization: Bearer svc_sk_live_[^"]+" (\S+)\/ping/.exec(
+      text.stdout,
+    )?.[1];
+    if (storage.kind === 'pglite') {
+      expect(curlBase).toBe(server.apiBaseUrl);
+    }
     // The audit trail names the key rolled, never a key.
     const audit = await cli(['audit', '--company', companyId, '--limit', '3']);
     const entry = audit.entries.find((each: Json) => each.command === 'keys roll');
     expect(entry).toMatchObject({ object_type: 'api_key', object_id: secondKey.id, outcome: 'ok' });
     expect(JSON.stringify(audit)).not.toContain('svc_sk_');
+    if (storage.kind === 'postgres') {
+      const newest = /new live API key (\d+)/.exec(text.stdout)?.[1] as string;
+      const rolledAgain = await runInProcess(['keys', 'roll', newest], { ...env, PORT: '4567' });
+      expect(rolledAgain.code, rolledAgain.stderr).toBe(0);
+      expect(rolledAgain.stdout).toContain('http://127.0.0.1:4567/api/v1/partner/ping');
+    }
   });
 
   it('the last requests are written when the server stops (SIGTERM)', async () => {

@@ -16,6 +16,7 @@ import {
   startServe,
 } from '../helpers/cli.js';
 import { testStorage } from '../helpers/database.js';
+import { TEST_DATABASE_URL } from '../helpers/services.js';
 
 async function occupiedPort(): Promise<{ port: number; server: Server }> {
   const server = createServer();
@@ -96,6 +97,10 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
     });
     expect(several.code).toBe(1);
     expect(several.stderr).toBe('error: RATE_LIMIT_KEY_PER_DAY must be a positive integer, got "0"\n');
+    // issue 30: the docs on the API's port would answer every doc_url with a 404.
+    const docs = await runCli(serveArgs(), { ...storage.env, PORT: '3001', DOCS_PORT: '3001' });
+    expect(docs.code).toBe(1);
+    expect(docs.stderr).toMatch(/^error: DOCS_PORT tem de ser diferente de PORT \(ambos 3001\)/);
     const zone = await runCli(serveArgs(), { ...storage.env, TZ_NAME: 'Mars/Olympus' });
     expect(zone.stderr).toBe('error: TZ_NAME is not a known time zone, got "Mars/Olympus"\n');
     await expectNothingCreated();
@@ -163,7 +168,7 @@ describe.runIf(testStorage() === 'pglite')(
 
     it('the first start of a new DATA_DIR creates it loudly; later starts reuse it quietly', async () => {
       const dataDir = join(dir, 'data');
-      const first = await startServe({ DATA_DIR: dataDir });
+      const first = await startServe({ DATA_DIR: dataDir }, { args: ['--demo'] });
       stop = first.stop;
       expect(first.ready).toMatchObject({ data_dir_created: true, demo: { company: { id: 1 } } });
       expect(first.stderr()).toContain(
@@ -171,10 +176,30 @@ describe.runIf(testStorage() === 'pglite')(
       );
       expect(await first.stop()).toBe(0);
 
-      const later = await startServe({ DATA_DIR: dataDir });
+      const later = await startServe({ DATA_DIR: dataDir }, { args: ['--demo'] });
       stop = later.stop;
       expect(later.ready).toMatchObject({ data_dir_created: false, demo: null });
       expect(later.stderr()).not.toContain('!!!');
+    });
+  },
+);
+
+describe.runIf(testStorage() === 'postgres')(
+  'a database that does not exist is named',
+  { timeout: PROCESS_TEST_TIMEOUT_MS },
+  () => {
+    it('issue 30: "the database does not exist" names it, never the password', async () => {
+      const url = new URL(TEST_DATABASE_URL);
+      url.password = 's3cret';
+      url.pathname = '/nao_existe_issue30';
+      for (const args of [['companies', 'list'], ['serve']]) {
+        const result = await runCli(args, { DATABASE_URL: url.toString() });
+        expect(result.code, args.join(' ')).toBe(1);
+        expect(result.stderr).toBe(
+          'error: database error: the database does not exist: "nao_existe_issue30" (create it, or fix DATABASE_URL) (run again with --debug for details)\n',
+        );
+        expect(result.stderr).not.toContain('s3cret');
+      }
     });
   },
 );

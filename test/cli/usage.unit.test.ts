@@ -40,6 +40,8 @@ const OPERATOR_COMMANDS = [
   // issue 30: the counters behind the lists' totals, checked and rebuilt
   'lists verify',
   'lists rebuild',
+  // issue 30: the taxes a partner may name (decisions.md, "Products")
+  'taxes list',
   'customers list',
   'invoices list',
   'audit',
@@ -109,7 +111,20 @@ describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, 
       [['frobnicate'], /^error: unknown command "frobnicate"/],
       [['keys', 'rotate'], /^error: unknown command "keys rotate"/],
       [['keys', 'create'], /^error: missing --company\nusage: bin\/invoicing keys create --company ID/],
-      [['keys', 'create', '--company', '1', '--colour', 'red'], /^error: Unknown option '--colour'/],
+      [['keys', 'create', '--company', '1', '--colour', 'red'], /^error: unknown option --colour\n/],
+      // issue 30: the nearest known option, or the variable a flag-like name stands for.
+      [
+        ['keys', 'create', '--compnay', '1'],
+        /^error: unknown option --compnay \(did you mean --company\?\)\n/,
+      ],
+      [
+        ['keys', 'list', '--company', '1', '--jsn'],
+        /^error: unknown option --jsn \(did you mean --json\?\)\n/,
+      ],
+      [
+        ['serve', '--port', '8080'],
+        /^error: unknown option --port: set the PORT variable instead, e\.g\. PORT=\.\.\. bin\/invoicing serve\n/,
+      ],
       [['keys', 'revoke'], /^error: missing KEY_ID\n/],
       [['keys', 'revoke', '1', '2'], /^error: expected one KEY_ID, got: 1 2\n/],
       [['companies', 'create', '--name'], /^error: Option '--name <value>' argument missing/],

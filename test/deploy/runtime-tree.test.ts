@@ -1,7 +1,8 @@
 // deploy/build-runtime.sh assembles what the image ships (deploy/Dockerfile runs it). Here it
 // builds a tree in a temporary directory, and the server runs from that tree alone: started outside
-// the checkout with a bare environment, no development dependency installed, it answers the API
-// with its demo key, serves the prebuilt docs, and every doc_url opens its entry.
+// the checkout with a bare environment, no development dependency installed, it creates no demo
+// company, answers the API with a key the operator created with the tree's own command line, serves
+// the prebuilt docs, and every doc_url opens its entry.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -105,8 +106,22 @@ describe('the runtime tree (deploy/build-runtime.sh)', () => {
     const ready = JSON.parse(stdout.slice(0, stdout.indexOf('\n')));
     expect(ready.docs_url).toBe(`http://127.0.0.1:${docsPort}/`);
 
+    // decisions.md, "Demo data": never by the runtime tree; the operator creates a company and a
+    // key with the tree's own command line (through the running server's admin socket).
+    expect(ready.demo).toBeNull();
+    expect(stderr).not.toContain('svc_sk_');
+    const cli = async (...args: string[]) => {
+      const { stdout: out } = await run(process.execPath, [join(tree, 'bin/invoicing'), ...args, '--json'], {
+        cwd,
+        env: { PATH: '/usr/bin:/bin', HOME: work, DATA_DIR: join(cwd, 'data') },
+      });
+      return JSON.parse(out);
+    };
+    const company = await cli('companies', 'create', '--name', 'Primeira Loja, Lda');
+    await cli('companies', 'enable-api', String(company.id));
+    const key = await cli('keys', 'create', '--company', String(company.id));
     const ping = await fetch(`${ready.api_base_url}/ping`, {
-      headers: { authorization: `Bearer ${ready.demo.live_key.key}` },
+      headers: { authorization: `Bearer ${key.key}` },
     });
     expect(ping.status).toBe(200);
     const refused = await fetch(`${ready.api_base_url}/customers`);

@@ -35,7 +35,10 @@ describe.runIf(testStorage() === 'pglite')('docs in a browser', () => {
     await mkdir(ARTIFACTS, { recursive: true });
     dir = await mkdtemp(join(tmpdir(), 'partner-sandbox-'));
     const dataDir = await migratedDataDir(join(dir, 'data'));
-    server = await startServe({ DATA_DIR: dataDir, DOCS_PORT: String(await freePort()) });
+    server = await startServe(
+      { DATA_DIR: dataDir, DOCS_PORT: String(await freePort()) },
+      { args: ['--demo'] },
+    );
     const ready = server.ready as { docs_url: string; demo: { live_key: { key: string } } };
     docsUrl = ready.docs_url;
     liveKey = ready.demo.live_key.key;

@@ -125,7 +125,7 @@ export interface CliStorage {
 /**
  * A fresh database of the current project's storage, migrated: on PGlite a DATA_DIR holding a copy
  * of the migrated database the global setup made (so a server's first start skips creating the
- * cluster; it still finds no company and makes the demo). `migrated: false`: an empty PostgreSQL
+ * cluster; it still finds no company: `serve --demo` makes the demo). `migrated: false`: an empty PostgreSQL
  * database, or a DATA_DIR that does not exist yet.
  */
 export async function createCliStorage(options: { migrated?: boolean } = {}): Promise<CliStorage> {

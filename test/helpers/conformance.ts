@@ -25,6 +25,7 @@ const API_HEADERS = [
   'ratelimit',
   'retry-after',
   'idempotency-replay',
+  'www-authenticate',
 ];
 
 export interface ObservedResponse {

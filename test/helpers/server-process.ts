@@ -30,9 +30,14 @@ export interface ServerProcess {
 /** How long a start may take on a loaded machine (polled: a quiet one takes a few seconds). */
 const START_PATIENCE_MS = 90_000;
 
-export async function startServerProcess(env: Record<string, string>, port?: number): Promise<ServerProcess> {
+/** `args` after `serve`: `['--demo']` for a first start that makes the demo company and prints its keys. */
+export async function startServerProcess(
+  env: Record<string, string>,
+  port?: number,
+  args: string[] = [],
+): Promise<ServerProcess> {
   const listenPort = port ?? (await freePort());
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
     // The docs server has its own tests (test/docs/); these servers do not start it.
     env: {
       ...process.env,

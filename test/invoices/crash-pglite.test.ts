@@ -33,7 +33,7 @@ describe.runIf(testStorage() === 'pglite')('embedded storage across a SIGKILL mi
     timeout: 4 * PATIENCE_MS,
   }, async () => {
     await migratedDataDir(dataDir);
-    const first = await startServerProcess(env);
+    const first = await startServerProcess(env, undefined, ['--demo']);
     servers.push(first);
     const key = /svc_sk_live_[A-Za-z0-9]+/.exec(first.output())?.[0];
     expect(key).toBeDefined();

@@ -53,7 +53,8 @@ describe('webhooks across a SIGKILL of the server', () => {
     // The first request never gets an answer: the server dies while waiting for it.
     receiver.on('/crash', (n) => (n === 0 ? { hang: true } : { status: 200 }));
 
-    const first = await startServerProcess(env);
+    // PGlite: the quick start's demo company and its printed key; PostgreSQL: a company made below.
+    const first = await startServerProcess(env, undefined, testStorage() === 'pglite' ? ['--demo'] : []);
     servers.push(first);
     let companyId: number;
     let key: string;

@@ -1240,6 +1240,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -1413,6 +1415,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -1615,6 +1619,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -1799,6 +1805,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -2019,6 +2027,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -2235,6 +2245,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -2439,6 +2451,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -2623,6 +2637,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -2849,6 +2865,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -3068,6 +3086,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -3282,6 +3302,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -3487,6 +3509,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -3680,6 +3704,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */
@@ -3843,6 +3869,8 @@ export interface operations {
                 headers: {
                     /** @description Identificador do pedido; igual a `error.request_id` num erro. Indique-o ao suporte. */
                     "X-Request-Id": string;
+                    /** @description Como enviar a chave (RFC 6750): `Bearer realm="partner-api"`, com `error="invalid_token"` quando foi enviada uma chave que não serve. */
+                    "WWW-Authenticate": string;
                     /** @description Cada limite que contou este pedido, com a sua quota (`q`, pedidos) e janela (`w`, segundos), no formato do rascunho IETF RateLimit headers: `key-minute`, `key-day` e `company-minute` (e `key-writes-minute` num POST ou PUT) para uma chave válida; `ip-minute` para um pedido sem chave válida. */
                     "RateLimit-Policy": string;
                     /** @description O limite mais apertado desses (rascunho IETF): quantos pedidos ainda restam (`r`) e quantos segundos faltam para a sua janela recomeçar (`t`). Para espaçar os pedidos, sobretudo as escritas, antes de chegar a um 429. */

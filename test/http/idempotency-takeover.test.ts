@@ -5,7 +5,7 @@
 // key in time; exactly one invoice exists either way. The embedded database records no session
 // (one process): its rule stays the lock timeout (test/http/idempotency.test.ts).
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiCall, type CliStorage, commandJson, createCliStorage, type HttpAnswer } from '../helpers/cli.js';
 import { assertConforms } from '../helpers/conformance.js';
 import { testStorage } from '../helpers/database.js';
@@ -206,8 +206,13 @@ describe.runIf(testStorage() === 'postgres')('an in-flight write whose database 
     expect(replayed.headers['idempotency-replay']).toBe('true');
     expect(replayed.body.data.id).toBe(retried.body.data.id);
     expect(await invoicesWith('SIGKILL-1')).toBe(1);
-    expect(other.output()).toMatch(
-      /"reason":"session_gone".*idempotency claim of a stopped holder taken over/,
+    // The log is written asynchronously: wait (bounded) for the takeover's line.
+    await vi.waitFor(
+      () =>
+        expect(other.output()).toMatch(
+          /"reason":"session_gone".*idempotency claim of a stopped holder taken over/,
+        ),
+      { timeout: 15_000, interval: 100 },
     );
   });
 
@@ -245,8 +250,13 @@ describe.runIf(testStorage() === 'postgres')('an in-flight write whose database 
     const retried = await retryUntilAnswered(server, 'takeover-failover-1', body);
     expect(retried.status, JSON.stringify(retried.body)).toBe(201);
     expect(await invoicesWith('FAILOVER-1')).toBe(1);
-    expect(server.output()).toMatch(
-      /"reason":"session_gone".*idempotency claim of a stopped holder taken over/,
+    // The log is written asynchronously: wait (bounded) for the takeover's line.
+    await vi.waitFor(
+      () =>
+        expect(server.output()).toMatch(
+          /"reason":"session_gone".*idempotency claim of a stopped holder taken over/,
+        ),
+      { timeout: 15_000, interval: 100 },
     );
   });
 });

@@ -20,6 +20,7 @@ export default defineConfig({
           name: 'pglite',
           include: [
             'test/clients/kit/clients.test.ts',
+            'test/clients/kit/offline-queues.test.ts',
             'test/clients/kit/samples.test.ts',
             'test/clients/kit/typescript-package.test.ts',
           ],
@@ -32,6 +33,7 @@ export default defineConfig({
           name: 'postgres',
           include: [
             'test/clients/kit/clients.test.ts',
+            'test/clients/kit/offline-queues.test.ts',
             'test/clients/kit/samples.test.ts',
             'test/clients/kit/typescript-package.test.ts',
           ],

@@ -2,7 +2,7 @@
 
 Standard library only; Python 3.9 or later. Retries with the same bytes and Idempotency-Key, pacing on
 the API's rate limits, auto-paging, typed errors, exact money (Decimal or decimal strings), webhook
-verification and a NUIT helper.
+verification, a NUIT helper and an offline queue for points of sale.
 """
 
 from ._pacing import PaceInfo, RateLimitState
@@ -18,6 +18,7 @@ from .client import (
     response_of,
 )
 from .errors import ERROR_CODES, PartnerApiError, PartnerApiNetworkError, RateLimitInfo, Response
+from .offline import OfflineQueue, StoreKeyMismatchError, StoreLockedError
 from .nuit import compact_nuit, format_nuit, is_valid_nuit, nuit_check_digit
 from .webhooks import WebhookVerificationError, verify_webhook
 
@@ -25,6 +26,7 @@ __all__ = [
     "ERROR_CODES",
     "Customers",
     "Invoices",
+    "OfflineQueue",
     "PaceInfo",
     "PartnerApi",
     "PartnerApiError",
@@ -34,6 +36,8 @@ __all__ = [
     "RateLimitInfo",
     "RateLimitState",
     "Response",
+    "StoreKeyMismatchError",
+    "StoreLockedError",
     "Result",
     "RetryInfo",
     "WebhookVerificationError",

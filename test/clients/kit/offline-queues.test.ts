@@ -31,4 +31,14 @@ describe('the offline queues of the Python and PHP clients against a real server
     expect(result.output).toMatch(/^Ran 8 tests/m);
     console.info(result.output.match(/^offline queue .*$/m)?.[0]);
   });
+
+  it('PHP: order and $local, lost answers, refusals, 24 h look-up, lock and key, 20 SIGKILLs', async () => {
+    const result = await run(PHPUNIT, ['--testsuite', 'offline', '--testdox'], {
+      cwd: PHP_PACKAGE,
+      env: childEnv(harness),
+    });
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/^OK \(7 tests/m);
+    console.info(result.output.match(/^offline queue .*$/m)?.[0]);
+  });
 });

@@ -32,6 +32,8 @@ const GUIDES = [
   { source: 'en/webhooks.md', target: 'en/webhooks.html', lang: 'en' },
   { source: 'pt/mcp.md', target: 'pt/mcp.html', lang: 'pt' },
   { source: 'en/mcp.md', target: 'en/mcp.html', lang: 'en' },
+  { source: 'pt/fila-offline.md', target: 'pt/fila-offline.html', lang: 'pt' },
+  { source: 'en/offline-queue.md', target: 'en/offline-queue.html', lang: 'en' },
 ] as const;
 
 /** The reference in each language: its document, its page, its title. */

@@ -390,6 +390,24 @@ describe('TypeScript client: the offline queue', () => {
     await queueVia(proxy.baseUrl);
   });
 
+  it('a till sells while a flush waits for the API: enqueue never waits for the flush', async () => {
+    proxy.plan = (request) => (request.method === 'POST' ? { kind: 'hang' } : { kind: 'forward' });
+    const queue = await queueVia(proxy.baseUrl, { timeoutMs: 5_000, maxRetries: 0 });
+    await queue.enqueue('POST', '/customers', { name: 'Enviado Devagar' });
+    const events: string[] = [];
+    const flushed = queue.flush().then((result) => {
+      events.push('flush');
+      return result;
+    });
+    while (proxy.of('POST').length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const sold = await queue.enqueue('POST', '/customers', { name: 'Vendido Durante o Envio' });
+    events.push('enqueue');
+    expect(await flushed).toMatchObject({ stopped: 'offline' });
+    expect(events).toEqual(['enqueue', 'flush']);
+    expect(await queue.result(sold)).toEqual({ state: 'pending' });
+    expect(await queue.status()).toMatchObject({ pending: 2 });
+  });
+
   it('bad enqueues change nothing: an unknown $local, a route the queue does not take', async () => {
     const queue = await queueVia(proxy.baseUrl);
     await expect(

@@ -185,7 +185,7 @@ export class OfflineQueue {
       }
       const id = randomUUID();
       const at = this.now();
-      await this.write({
+      await this.append({
         t: 'enqueue',
         id,
         method: encoded.method,
@@ -204,11 +204,11 @@ export class OfflineQueue {
    * not answer (offline), or when it is busy (429 or 5xx beyond the client's retries).
    */
   flush(): Promise<FlushResult> {
-    if (!this.flushing) {
-      this.flushing = this.exclusive(() => this.sendAll()).finally(() => {
-        this.flushing = null;
-      });
-    }
+    if (this.closed) return Promise.reject(new Error('a fila está fechada'));
+    // One flush at a time; enqueue never waits for it (only each journal write is serialized).
+    this.flushing ??= this.sendAll().finally(() => {
+      this.flushing = null;
+    });
     return this.flushing;
   }
 
@@ -260,7 +260,7 @@ export class OfflineQueue {
       const entry = this.entry(localId);
       if (entry.state !== 'failed') throw new TypeError(`${localId}: só uma entrada falhada se reenvia`);
       const encoded = body === undefined ? null : encodeBody(entry.method, entry.path, body);
-      await this.write({
+      await this.append({
         t: 'resend',
         id: entry.id,
         key: randomUUID(),
@@ -270,7 +270,7 @@ export class OfflineQueue {
       // The entries that failed because they wait for this one wait again.
       for (const other of this.entries.ordered()) {
         if (other.state === 'failed' && other.error?.depends_on === entry.id) {
-          await this.write({
+          await this.append({
             t: 'resend',
             id: other.id,
             key: randomUUID(),
@@ -287,13 +287,14 @@ export class OfflineQueue {
     return this.exclusive(async () => {
       const entry = this.entry(localId);
       if (entry.state !== 'failed') throw new TypeError(`${localId}: só uma entrada falhada se descarta`);
-      await this.write({ t: 'discard', id: entry.id });
+      await this.append({ t: 'discard', id: entry.id });
     });
   }
 
   /** Waits for a flush in progress, then releases the store. */
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.flushing?.catch(() => undefined);
     await this.exclusive(async () => {
       this.closed = true;
       await this.journal.close();
@@ -317,15 +318,24 @@ export class OfflineQueue {
     return run;
   }
 
-  private async write(record: JournalRecord): Promise<void> {
+  /** A journal write of the flush, in line with enqueue's. */
+  private write(record: JournalRecord): Promise<void> {
+    return this.exclusive(() => this.append(record));
+  }
+
+  private async append(record: JournalRecord): Promise<void> {
     await this.journal.append(record);
     this.entries.apply(record);
   }
 
   private async sendAll(): Promise<FlushResult> {
     const result: FlushResult = { sent: 0, found: 0, failed: 0, pending: 0, stopped: 'empty' };
-    for (const entry of this.entries.ordered()) {
-      if (entry.state !== 'pending') continue;
+    // The oldest pending entry after the last one sent, looked for again each time: what is
+    // enqueued during the flush goes in the same flush.
+    for (let last = -1; ; ) {
+      const entry = this.entries.ordered().find((e) => e.seq > last && e.state === 'pending');
+      if (!entry) break;
+      last = entry.seq;
       try {
         const outcome = await this.sendOne(entry);
         result[outcome]++;

@@ -21,6 +21,7 @@ export default defineConfig({
           include: [
             'test/clients/kit/clients.test.ts',
             'test/clients/kit/offline-queues.test.ts',
+            'test/clients/kit/offline-outage.test.ts',
             'test/clients/kit/samples.test.ts',
             'test/clients/kit/typescript-package.test.ts',
           ],
@@ -34,6 +35,7 @@ export default defineConfig({
           include: [
             'test/clients/kit/clients.test.ts',
             'test/clients/kit/offline-queues.test.ts',
+            'test/clients/kit/offline-outage.test.ts',
             'test/clients/kit/samples.test.ts',
             'test/clients/kit/typescript-package.test.ts',
           ],

@@ -223,6 +223,22 @@ final class OfflineQueueTest extends TestCase
         self::assertSame(1, $this->queue()->status()['pending']);
     }
 
+    public function testStatusEstimatesWhenTheQueueIsEmptyFromTheRateLimitHeaders(): void
+    {
+        $limited = Harness::tenant('Caixa Lenta PHP, Lda', 'limited');
+        $now = microtime(true);
+        $queue = $this->queue(['apiKey' => $limited['key'], 'baseUrl' => Harness::env('PARTNER_LIMITED_URL'), 'clock' => static fn (): float => $now]);
+        $queue->enqueue('POST', '/customers', ['name' => 'Primeiro PHP']);
+        self::assertSame(1, $queue->flush()['sent']);
+        for ($i = 0; $i < 5; $i++) {
+            $queue->enqueue('POST', '/customers', ['name' => "Espera PHP {$i}"]);
+        }
+        // 2 writes a minute, 1 left: 5 pending take the reset (at most 60 s away) and one more window.
+        $wait = (float) (new \DateTimeImmutable($queue->status()['estimated_empty_at']))->format('U.u') - $now;
+        self::assertGreaterThan(59, $wait);
+        self::assertLessThanOrEqual(121, $wait);
+    }
+
     public function testKilledWithSigkill20TimesDuringEnqueueAndFlushEverySaleExactlyOnceInOrder(): void
     {
         Harness::plan('main', [['action' => 'lose-response', 'method' => 'POST', 'times' => 15]]);

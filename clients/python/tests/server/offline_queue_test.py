@@ -3,6 +3,7 @@ the discovery of test_*.py, so that it runs once), through the recording proxy: 
 lost answers and restarts, refusals, the 24 h look-up (the queue's clock moved on), the store's lock
 and key, and a till process killed with SIGKILL at random points."""
 
+import datetime
 import json
 import os
 import random
@@ -195,6 +196,20 @@ class OfflineQueueTest(unittest.TestCase):
             self.assertNotIn(self.tenant["key"].encode(), store.read())
         with self.queue() as again:
             self.assertEqual(again.status()["pending"], 1)
+
+    def test_status_estimates_when_the_queue_is_empty_from_the_rate_limit_headers(self):
+        limited = harness.tenant("Caixa Lenta Py, Lda", target="limited")
+        now = time.time()
+        queue = self.queue(api_key=limited["key"], base_url=harness.LIMITED_URL, clock=lambda: now)
+        queue.enqueue("POST", "/customers", {"name": "Primeiro Py"})
+        self.assertEqual(queue.flush()["sent"], 1)
+        for i in range(5):
+            queue.enqueue("POST", "/customers", {"name": f"Espera Py {i}"})
+        status = queue.status()
+        # 2 writes a minute, 1 left: 5 pending take the reset (at most 60 s away) and one more window.
+        wait = datetime.datetime.fromisoformat(status["estimated_empty_at"].replace("Z", "+00:00")).timestamp() - now
+        self.assertGreater(wait, 59)
+        self.assertLessEqual(wait, 121)
 
     def test_killed_with_sigkill_20_times_during_enqueue_and_flush_every_sale_exactly_once_in_order(self):
         harness.plan("main", [{"action": "lose-response", "method": "POST", "times": 15}])

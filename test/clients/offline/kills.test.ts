@@ -24,6 +24,7 @@ interface Run {
   child: ChildProcess;
   lines: string[];
   exited: Promise<void>;
+  stderr(): string;
 }
 
 function startTill(plan: object): Run {
@@ -49,7 +50,7 @@ function startTill(plan: object): Run {
       code === 0 || signal === 'SIGKILL' ? resolve() : reject(new Error(`till exited ${code}:\n${errors}`)),
     ),
   );
-  return { child, lines, exited };
+  return { child, lines, exited, stderr: () => errors };
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -88,6 +89,51 @@ describe('TypeScript client: the offline queue killed with SIGKILL at random poi
     await proxy.close();
     await server.close();
     await store.remove();
+  });
+
+  it('two tills started at once on one store whose owner was killed: never both hold it', async () => {
+    const shared = await storeDirectory();
+    try {
+      const plan = (run: string) => ({
+        path: shared.path,
+        baseUrl: server.baseUrl,
+        apiKey: tenant.key,
+        productId,
+        run,
+        rounds: 2,
+        salesPerRound: 3,
+      });
+      const killed = startTill(plan('morta'));
+      await until(() => killed.lines.includes('open'), 'the first till to open');
+      killed.child.kill('SIGKILL');
+      await killed.exited;
+      // The lock of a dead process: two tills race to take it over.
+      const tills = [startTill(plan('a')), startTill(plan('b'))];
+      const spans: [number, number][] = [];
+      const outcomes = await Promise.all(
+        tills.map(async (till) => {
+          const ended = till.exited.then(
+            () => false,
+            () => /StoreLockedError/.test(till.stderr()),
+          );
+          await until(
+            () => till.lines.includes('open') || till.child.exitCode !== null,
+            'a till to open or end',
+          );
+          const opened = till.lines.includes('open') ? performance.now() : null;
+          const refused = await ended;
+          if (opened !== null) spans.push([opened, performance.now()]);
+          return refused ? 'refused' : 'ran';
+        }),
+      );
+      expect(outcomes).toContain('ran');
+      if (spans.length === 2) {
+        const [[a0, a1], [b0, b1]] = spans as [[number, number], [number, number]];
+        expect(a1 <= b0 || b1 <= a0, 'the two tills held the store at the same time').toBe(true);
+      }
+    } finally {
+      await shared.remove();
+    }
   });
 
   it(`${KILLS} kills during enqueue and flush, answers lost: every sale that returned exists exactly once, in order, with its customer`, async () => {

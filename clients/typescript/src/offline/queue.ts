@@ -110,19 +110,24 @@ export class OfflineQueue {
     const maxRetryWaitMs = options.maxRetryWaitMs ?? 60_000;
     this.pacer = new Pacer(maxRetryWaitMs, options.onPace);
     const platform = globalThis as { fetch?: FetchFunction };
-    this.transport = new Transport({
+    // Built aside (not as a literal argument), so that the options of a transport that takes more
+    // (retryBudgetMs: the whole wait of one call's retries) are met without changing this file.
+    const transportOptions = {
       apiKey: options.apiKey,
       baseUrl: options.baseUrl,
       maxRetries: options.maxRetries ?? 4,
       timeoutMs: options.timeoutMs ?? 30_000,
       retryBaseDelayMs: options.retryBaseDelayMs ?? 1000,
       maxRetryWaitMs,
-      fetch: options.fetch ?? ((url, init) => platform.fetch!(url, init)),
+      retryBudgetMs: 60_000,
+      fetch:
+        options.fetch ?? ((url: string, init: Parameters<FetchFunction>[1]) => platform.fetch!(url, init)),
       userAgent: `invoicing-partner-api-typescript/${VERSION} offline-queue`,
       onRetry: undefined,
       pacer: this.pacer,
       random: Math.random,
-    });
+    };
+    this.transport = new Transport(transportOptions);
   }
 
   /** Opens (or makes) the store at `options.path`; refused while another process holds it. */

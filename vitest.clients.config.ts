@@ -20,6 +20,8 @@ export default defineConfig({
           name: 'pglite',
           include: [
             'test/clients/kit/clients.test.ts',
+            'test/clients/kit/offline-queues.test.ts',
+            'test/clients/kit/offline-outage.test.ts',
             'test/clients/kit/samples.test.ts',
             'test/clients/kit/typescript-package.test.ts',
             'test/clients/kit/first-import.test.ts',
@@ -33,6 +35,8 @@ export default defineConfig({
           name: 'postgres',
           include: [
             'test/clients/kit/clients.test.ts',
+            'test/clients/kit/offline-queues.test.ts',
+            'test/clients/kit/offline-outage.test.ts',
             'test/clients/kit/samples.test.ts',
             'test/clients/kit/typescript-package.test.ts',
             'test/clients/kit/first-import.test.ts',

@@ -64,6 +64,8 @@ const GUIDES = [
     { source: page.pt, target: `pt/${page.ptName}.html`, lang: 'pt' as const },
     { source: join(ROOT, page.en), target: `en/${page.enName}.html`, lang: 'en' as const },
   ]),
+  { source: 'pt/fila-offline.md', target: 'pt/fila-offline.html', lang: 'pt' },
+  { source: 'en/offline-queue.md', target: 'en/offline-queue.html', lang: 'en' },
 ] as const;
 
 /** The changelogs (Keep a Changelog, in English) of the API and of each client: file, page. */

@@ -2,7 +2,7 @@
 
 Standard library only; Python 3.9 or later. Retries with the same bytes and Idempotency-Key, pacing on
 the API's rate limits, auto-paging, typed errors, exact money (Decimal or decimal strings), webhook
-verification and a NUIT helper.
+verification, a NUIT helper and an offline queue for points of sale.
 """
 
 from ._deprecation import DeprecationInfo, PartnerApiDeprecationWarning, read_deprecation
@@ -19,6 +19,7 @@ from .client import (
     response_of,
 )
 from .errors import ERROR_CODES, PartnerApiError, PartnerApiNetworkError, RateLimitInfo, Response
+from .offline import OfflineQueue, StoreKeyMismatchError, StoreLockedError
 from .nuit import compact_nuit, format_nuit, is_valid_nuit, nuit_check_digit
 from .webhooks import WebhookVerificationError, verify_webhook
 
@@ -27,6 +28,7 @@ __all__ = [
     "Customers",
     "DeprecationInfo",
     "Invoices",
+    "OfflineQueue",
     "PaceInfo",
     "PartnerApi",
     "PartnerApiDeprecationWarning",
@@ -37,6 +39,8 @@ __all__ = [
     "RateLimitInfo",
     "RateLimitState",
     "Response",
+    "StoreKeyMismatchError",
+    "StoreLockedError",
     "Result",
     "RetryInfo",
     "WebhookVerificationError",

@@ -14,6 +14,17 @@ export {
 export { type DeprecationInfo, deprecationOf } from './deprecation.js';
 export { ERROR_CODES, PartnerApiError, PartnerApiNetworkError, type RateLimitInfo } from './errors.js';
 export { compactNuit, formatNuit, isValidNuit, nuitCheckDigit } from './nuit.js';
+export type { EntryError, EntryState } from './offline/entries.js';
+export { StoreLockedError } from './offline/lock.js';
+export {
+  type EntryResult,
+  type FailedEntry,
+  type FlushResult,
+  OfflineQueue,
+  type OfflineQueueOptions,
+  type OfflineQueueStatus,
+  StoreKeyMismatchError,
+} from './offline/queue.js';
 export type { PaceInfo, RateLimitState, RequestKind } from './pacing.js';
 export type { FetchFunction, FetchResponse, ResponseInfo, RetryInfo } from './transport.js';
 export type * from './types.js';

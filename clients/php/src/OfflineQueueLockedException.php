@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Invoicing\PartnerApi;
+
+/** Another process holds the offline queue's store. */
+final class OfflineQueueLockedException extends \RuntimeException
+{
+}

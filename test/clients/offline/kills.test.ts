@@ -1,0 +1,218 @@
+// The offline queue's promise under SIGKILL: a till process (till.ts) enqueues sales and
+// flushes, killed at random moments at least 20 times, through a proxy that loses answers on the
+// way back. Afterwards, checked against the queue's own journal and the database: every enqueue
+// that returned is in the journal, every sale exists exactly once, in the order of enqueue, and
+// points at the customer enqueued with it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { and, eq, like } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OfflineQueue, PartnerApi } from '../../../clients/typescript/src/index.js';
+import type { JournalRecord } from '../../../clients/typescript/src/offline/entries.js';
+import { decodeRecords } from '../../../clients/typescript/src/offline/journal.js';
+import { customers } from '../../../src/db/schema.js';
+import { type ListeningApp, RecordingProxy, startListeningApp } from '../../helpers/client-server.js';
+import { createTenant, type Tenant } from '../../helpers/context.js';
+import { invoicesByReference, storeDirectory } from './fixtures.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const KILLS = 22;
+
+interface Run {
+  child: ChildProcess;
+  lines: string[];
+  exited: Promise<void>;
+  stderr(): string;
+}
+
+function startTill(plan: object): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/clients/offline/till.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, TILL_PLAN: JSON.stringify(plan) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let buffer = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    const parts = buffer.split('\n');
+    buffer = parts.pop() ?? '';
+    lines.push(...parts);
+  });
+  let errors = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
+  const exited = new Promise<void>((resolve, reject) =>
+    child.once('exit', (code, signal) =>
+      code === 0 || signal === 'SIGKILL' ? resolve() : reject(new Error(`till exited ${code}:\n${errors}`)),
+    ),
+  );
+  return { child, lines, exited, stderr: () => errors };
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`waited too long for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('TypeScript client: the offline queue killed with SIGKILL at random points', () => {
+  let server: ListeningApp;
+  let tenant: Tenant;
+  let proxy: RecordingProxy;
+  let productId: number;
+  let store: { path: string; remove(): Promise<void> };
+
+  beforeAll(async () => {
+    server = await startListeningApp();
+    tenant = await createTenant(server.db, { name: 'Caixa Que Cai, Lda' });
+    productId = (
+      await new PartnerApi({ apiKey: tenant.key, baseUrl: server.baseUrl }).products.create({
+        name: 'Refresco',
+        type: 'GOODS',
+        inventory: 'NON_INVENTORY',
+        price: '99.95',
+      })
+    ).id;
+    proxy = await RecordingProxy.start(server.origin);
+    // One answer to a write in four is lost on the way back (the server has committed).
+    proxy.plan = (request) =>
+      request.method === 'POST' && Math.random() < 0.25 ? { kind: 'lose-response' } : { kind: 'forward' };
+    store = await storeDirectory();
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await server.close();
+    await store.remove();
+  });
+
+  it('two tills started at once on one store whose owner was killed: never both hold it', async () => {
+    const shared = await storeDirectory();
+    try {
+      const plan = (run: string) => ({
+        path: shared.path,
+        baseUrl: server.baseUrl,
+        apiKey: tenant.key,
+        productId,
+        run,
+        rounds: 2,
+        salesPerRound: 3,
+      });
+      const killed = startTill(plan('morta'));
+      await until(() => killed.lines.includes('open'), 'the first till to open');
+      killed.child.kill('SIGKILL');
+      await killed.exited;
+      // The lock of a dead process: two tills race to take it over.
+      const tills = [startTill(plan('a')), startTill(plan('b'))];
+      const spans: [number, number][] = [];
+      const outcomes = await Promise.all(
+        tills.map(async (till) => {
+          const ended = till.exited.then(
+            () => false,
+            () => /StoreLockedError/.test(till.stderr()),
+          );
+          await until(
+            () => till.lines.includes('open') || till.child.exitCode !== null,
+            'a till to open or end',
+          );
+          const opened = till.lines.includes('open') ? performance.now() : null;
+          const refused = await ended;
+          if (opened !== null) spans.push([opened, performance.now()]);
+          return refused ? 'refused' : 'ran';
+        }),
+      );
+      expect(outcomes).toContain('ran');
+      if (spans.length === 2) {
+        const [[a0, a1], [b0, b1]] = spans as [[number, number], [number, number]];
+        expect(a1 <= b0 || b1 <= a0, 'the two tills held the store at the same time').toBe(true);
+      }
+    } finally {
+      await shared.remove();
+    }
+  });
+
+  it(`${KILLS} kills during enqueue and flush, answers lost: every sale that returned exists exactly once, in order, with its customer`, async () => {
+    const returned = new Set<string>();
+    const killedAt: string[] = [];
+    for (let run = 0; killedAt.length < KILLS; run++) {
+      expect(run).toBeLessThan(KILLS * 3);
+      const till = startTill({
+        path: store.path,
+        baseUrl: proxy.baseUrl,
+        apiKey: tenant.key,
+        productId,
+        run: `r${run}`,
+        rounds: 3,
+        salesPerRound: 4,
+      });
+      await until(() => till.lines.includes('open') || till.child.exitCode !== null, 'the till to open');
+      // A random moment of the run: 2 in 5 within its first enqueues, the others anywhere.
+      const delayMs = Math.random() < 0.4 ? Math.random() * 15 : Math.random() * 600;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const alive = till.child.exitCode === null;
+      till.child.kill('SIGKILL');
+      await till.exited;
+      for (const line of till.lines) {
+        const [what, local] = line.split(' ');
+        if ((what === 'sale' || what === 'customer') && local) returned.add(local);
+      }
+      if (alive) killedAt.push(till.lines.at(-1)?.split(' ')[0] ?? 'start');
+    }
+    console.info(`kill points: ${killedAt.join(' ')}`);
+    // Kills fell both in enqueue (after a customer or a sale) and in flush.
+    expect(killedAt.some((at) => at === 'flushing')).toBe(true);
+    expect(killedAt.some((at) => at === 'sale' || at === 'customer' || at === 'open')).toBe(true);
+
+    // The till restarted once more, line stable: it sends what is left.
+    const queue = await OfflineQueue.open({ path: store.path, apiKey: tenant.key, baseUrl: server.baseUrl });
+    try {
+      for (let i = 0; i < 5 && (await queue.status()).pending > 0; i++) await queue.flush();
+      const status = await queue.status();
+      expect(status).toMatchObject({ pending: 0, failed: 0 });
+
+      const { records } = decodeRecords(await readFile(join(store.path, 'journal.log')));
+      const enqueued = (records as JournalRecord[]).filter((r) => r.t === 'enqueue');
+      const inJournal = new Set(enqueued.map((r) => r.id));
+      expect([...returned].filter((local) => !inJournal.has(local))).toEqual([]);
+
+      const sales = enqueued.filter((r) => r.path === '/invoices');
+      const references = sales.map((r) => (JSON.parse(r.body) as { reference: string }).reference);
+      const found = await invoicesByReference(server.db, tenant.companyId, references);
+      const duplicates = references.filter((ref) => (found.get(ref)?.length ?? 0) > 1);
+      const missing = references.filter((ref) => !found.has(ref));
+      expect({ duplicates, missing }).toEqual({ duplicates: [], missing: [] });
+      // Nothing on the server that the journal does not hold.
+      const made = await server.db
+        .select({ id: customers.id })
+        .from(customers)
+        .where(and(eq(customers.companyId, tenant.companyId), like(customers.name, 'Cliente r%')));
+      expect(made).toHaveLength(enqueued.length - sales.length);
+
+      let previous = 0;
+      for (const [index, record] of sales.entries()) {
+        const [row] = found.get(references[index]!)!;
+        const result = await queue.result(record.id);
+        expect(result).toEqual({ state: 'done', id: row!.id });
+        // Oldest first: the server's ids follow the order of enqueue.
+        expect(row!.id).toBeGreaterThan(previous);
+        previous = row!.id;
+        const customer = await queue.result(record.waits_for[0]!);
+        expect(row!.customerId).toBe(customer.id);
+      }
+      const lost = proxy.requests.filter((r) => r.action === 'lose-response').length;
+      expect(lost).toBeGreaterThan(0);
+      console.info(
+        `offline queue kills: ${enqueued.length} entries (${sales.length} sales), ${killedAt.length} kills ` +
+          `(${killedAt.filter((a) => a === 'flushing').length} in flush), ${lost} answers lost, ` +
+          `${returned.size} enqueues returned, 0 duplicates, 0 losses`,
+      );
+    } finally {
+      await queue.close();
+    }
+  });
+});

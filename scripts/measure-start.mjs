@@ -62,7 +62,7 @@ async function series(label, env) {
 const dir = await mkdtemp(join(tmpdir(), 'measure-start-'));
 try {
   const dataEnv = { DATA_DIR: join(dir, 'data') };
-  await once(dataEnv); // first start: creates the demo company; not counted
+  await once(dataEnv); // first start: creates and migrates the database; not counted
   await series('embedded PGlite, later start', dataEnv);
   if (process.env.DATABASE_URL) await series('PostgreSQL', { DATABASE_URL: process.env.DATABASE_URL });
   const help = [];

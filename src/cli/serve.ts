@@ -205,7 +205,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       `  Storage: ${handle.description}${admin ? ` (admin socket ${admin.path})` : ''}`,
       ...(ops ? [`  Operations: ${ops.url}/healthz, /readyz, /metrics`] : []),
       docs.server
-        ? `  Docs: ${docs.server.url}/ (guide PT/EN, errors, reference); doc_url base ${config.docsUrl}${docs.builtFor ? ` (the docs' examples say ${docs.builtFor}: built for it)` : ''}`
+        ? `  Docs: ${docs.server.url}/ (guide PT/EN, errors, reference); doc_url base ${config.docsUrl}`
         : `  Docs: not served (${docs.problem}); doc_url base ${config.docsUrl}`,
       '',
     ];

@@ -14,11 +14,6 @@ export interface DocsOutcome {
   server: DocsServer | null;
   /** Why there is no docs server (null when there is one). */
   problem: string | null;
-  /**
-   * Unused: files built for another DOCS_URL are served rebased on this server's (server.ts), so
-   * their links always name it. Kept for the banner's code until it drops its branch.
-   */
-  builtFor?: string;
 }
 
 /** Builds the site in a checkout if needed; null when done, otherwise why there is no site. */

@@ -149,11 +149,20 @@ describe('TypeScript client: the offline queue killed with SIGKILL at random poi
         run: `r${run}`,
         rounds: 3,
         salesPerRound: 4,
+        pauseMs: 10,
       });
       await until(() => till.lines.includes('open') || till.child.exitCode !== null, 'the till to open');
-      // A random moment of the run: 2 in 5 within its first enqueues, the others anywhere.
-      const delayMs = Math.random() < 0.4 ? Math.random() * 15 : Math.random() * 600;
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (run % 3 === 0) {
+        // Every third run dies while it enqueues: just after a sale it said had returned (a fast
+        // machine finishes a round's enqueues before a random delay ends, and then no kill would).
+        await until(
+          () => till.lines.some((line) => line.startsWith('sale ')) || till.child.exitCode !== null,
+          'a sale enqueued',
+        );
+      } else {
+        // The others at a random moment of the run: enqueue, flush, or between rounds.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 600));
+      }
       const alive = till.child.exitCode === null;
       till.child.kill('SIGKILL');
       await till.exited;

@@ -12,6 +12,8 @@ interface Plan {
   run: string;
   rounds: number;
   salesPerRound: number;
+  /** Milliseconds between two enqueues: a till sells at a person's pace, not in a burst. */
+  pauseMs?: number;
 }
 
 const plan = JSON.parse(process.env.TILL_PLAN ?? '{}') as Plan;
@@ -37,6 +39,7 @@ for (let round = 0; round < plan.rounds; round++) {
       items: [{ product_id: plan.productId, quantity: 1 + i, price: '99.95' }],
     });
     say(`sale ${sale} V-${name}`);
+    if (plan.pauseMs) await new Promise((resolve) => setTimeout(resolve, plan.pauseMs));
   }
   say('flushing');
   const result = await queue.flush();

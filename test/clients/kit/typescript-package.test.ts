@@ -70,6 +70,7 @@ describe('TypeScript client: the built package', () => {
         'VERSION',
         'WebhookVerificationError',
         'compactNuit',
+        'deprecationOf',
         'formatNuit',
         'isValidNuit',
         'nuitCheckDigit',

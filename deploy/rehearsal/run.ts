@@ -5,24 +5,15 @@
 // their operations ports (deploy/prometheus/). It prints one table and exits 1 when a goal is
 // missed, 2 when the rehearsal itself could not run.
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { positiveInteger } from '../../scripts/lib/args.js';
-import { invoicingBin, repoRoot } from '../../scripts/lib/repo.js';
+import { invoicingBin } from '../../scripts/lib/repo.js';
 import { judge } from './lib/goals.js';
+import { checkBuild } from './lib/instances.js';
 import { Load } from './lib/load.js';
 import { installCleanup, stopAllChildren } from './lib/processes.js';
 import { now, say, seconds } from './lib/progress.js';
@@ -307,18 +298,6 @@ async function rehearse(stack: Stack): Promise<{ table: string; goals: Goal[]; n
     }`,
   );
   return { table, goals, notes };
-}
-
-/** The instances run the compiled dist/: refuse to rehearse code older than src/. */
-function checkBuild(): void {
-  const stamp = path.join(repoRoot, 'dist/.build-stamp');
-  if (!existsSync(stamp)) throw new Error('dist/ is not built: run npm run build (npm ci does it)');
-  const built = statSync(stamp).mtimeMs;
-  const newest = (readdirSync(path.join(repoRoot, 'src'), { recursive: true }) as string[])
-    .filter((file) => file.endsWith('.ts'))
-    .map((file) => statSync(path.join(repoRoot, 'src', file)).mtimeMs)
-    .reduce((a, b) => Math.max(a, b), 0);
-  if (newest > built) throw new Error('src/ changed since dist/ was built: run npm run build first');
 }
 
 async function main(): Promise<number> {

@@ -2,6 +2,7 @@
 // event that arrived (the `webhook-id` header, the event's public id), so that each event the
 // database wrote can be looked for among the delivered ones.
 import http from 'node:http';
+import { listenForWebhooks } from '../lib/receivers.js';
 
 export interface EventReceivers {
   urls: string[];
@@ -25,14 +26,8 @@ export async function startEventReceivers(count: number): Promise<EventReceivers
         response.writeHead(204).end();
       });
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: '127.0.0.1', port: 0 }, () => resolve());
-    });
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
     servers.push(server);
-    urls.push(`http://127.0.0.1:${port}/webhooks/invoicing`);
+    urls.push(await listenForWebhooks(server));
   }
   return {
     urls,

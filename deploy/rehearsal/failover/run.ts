@@ -18,7 +18,6 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
@@ -28,6 +27,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { repoRoot } from '../../../scripts/lib/repo.js';
 import { invoicing } from '../lib/checks.js';
+import { checkBuild } from '../lib/instances.js';
 import { Load } from '../lib/load.js';
 import { withClient } from '../lib/postgres.js';
 import { installCleanup, portAccepts, stopAllChildren, waitUntil } from '../lib/processes.js';
@@ -444,18 +444,6 @@ async function cleanRedis(): Promise<void> {
   } finally {
     redis.disconnect();
   }
-}
-
-/** The instances run the compiled dist/: refuse to rehearse code older than src/. */
-function checkBuild(): void {
-  const stamp = path.join(repoRoot, 'dist/.build-stamp');
-  if (!existsSync(stamp)) throw new Error('dist/ is not built: run npm run build (npm ci does it)');
-  const built = statSync(stamp).mtimeMs;
-  const newest = (readdirSync(path.join(repoRoot, 'src'), { recursive: true }) as string[])
-    .filter((file) => file.endsWith('.ts'))
-    .map((file) => statSync(path.join(repoRoot, 'src', file)).mtimeMs)
-    .reduce((a, b) => Math.max(a, b), 0);
-  if (newest > built) throw new Error('src/ changed since dist/ was built: run npm run build first');
 }
 
 async function main(): Promise<number> {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { positiveInteger } from '../../../scripts/lib/args.js';
 import { invoicing } from '../lib/checks.js';
+import { seedCompanies } from '../lib/companies.js';
 import { startHaproxy } from '../lib/haproxy.js';
 import { createInstance, type Instance, instanceEnv } from '../lib/instances.js';
 import type { KeyOfCompany } from '../lib/load.js';
@@ -141,19 +142,7 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
   });
   const cliEnv = instanceEnv(instanceSettings(0));
   await invoicing(cliEnv, ['migrate']);
-  const keys: KeyOfCompany[] = [];
-  const companyIds: number[] = [];
-  for (let company = 0; company < COMPANIES; company++) {
-    const demo = await invoicing<{ id: number; live_key: { key: string } }>(cliEnv, ['demo']);
-    companyIds.push(demo.id);
-    keys.push({ companyId: demo.id, key: demo.live_key.key });
-    for (let extra = 1; extra < KEYS_PER_COMPANY; extra++) {
-      const created = await invoicing<{ key: string }>(cliEnv, [
-        ...['keys', 'create', '--company', String(demo.id), '--mode', 'live', '--scopes', 'all'],
-      ]);
-      keys.push({ companyId: demo.id, key: created.key });
-    }
-  }
+  const { companyIds, keys } = await seedCompanies(cliEnv, COMPANIES, KEYS_PER_COMPANY);
   // A key the load never uses: revoked after the failover.
   const revocable = await invoicing<{ id: number; key: string }>(cliEnv, [
     ...['keys', 'create', '--company', String(companyIds[0]), '--mode', 'live', '--scopes', 'all'],

@@ -3,6 +3,8 @@
 // behind HAProxy (TRUST_PROXY). `serve --json` prints one JSON line once it listens; the instance
 // counts as ready when its /readyz answers 200 as well.
 import type { ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { SERVER_NODE_OPTIONS } from '../../../scripts/lib/node-options.js';
 import { invoicingBin, repoRoot } from '../../../scripts/lib/repo.js';
@@ -149,4 +151,16 @@ export function createInstance(settings: InstanceSettings): Instance {
       if (child) await signalAndWait(child, 'SIGKILL', 10_000);
     },
   };
+}
+
+/** The instances run the compiled dist/: refuse to rehearse code older than src/. */
+export function checkBuild(): void {
+  const stamp = path.join(repoRoot, 'dist/.build-stamp');
+  if (!existsSync(stamp)) throw new Error('dist/ is not built: run npm run build (npm ci does it)');
+  const built = statSync(stamp).mtimeMs;
+  const newest = (readdirSync(path.join(repoRoot, 'src'), { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => statSync(path.join(repoRoot, 'src', file)).mtimeMs)
+    .reduce((a, b) => Math.max(a, b), 0);
+  if (newest > built) throw new Error('src/ changed since dist/ was built: run npm run build first');
 }

@@ -15,6 +15,17 @@ export interface Receivers {
   close(): Promise<void>;
 }
 
+/** A receiver listening on a free port of 127.0.0.1: the URL its endpoint is created with. */
+export async function listenForWebhooks(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: '127.0.0.1', port: 0 }, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return `http://127.0.0.1:${port}/webhooks/invoicing`;
+}
+
 export async function startReceivers(count: number): Promise<Receivers> {
   let holding = false;
   let received = 0;
@@ -43,14 +54,8 @@ export async function startReceivers(count: number): Promise<Receivers> {
   const urls: string[] = [];
   for (let index = 0; index < count; index++) {
     const server = http.createServer(handler);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: '127.0.0.1', port: 0 }, () => resolve());
-    });
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
     servers.push(server);
-    urls.push(`http://127.0.0.1:${port}/webhooks/invoicing`);
+    urls.push(await listenForWebhooks(server));
   }
 
   return {

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { invoicing } from './checks.js';
+import { seedCompanies } from './companies.js';
 import { type HaproxyServer, startHaproxy } from './haproxy.js';
 import { createInstance, type Instance, instanceEnv } from './instances.js';
 import type { KeyOfCompany } from './load.js';
@@ -56,26 +57,7 @@ export async function bringUp(runDir: string, logDir: string): Promise<Stack> {
   // The operator's commands run with the instances' environment (same database, same webhook policy).
   const cliEnv = instanceEnv(settings(0));
   await invoicing(cliEnv, ['migrate']);
-  const keys: KeyOfCompany[] = [];
-  const companyIds: number[] = [];
-  for (let company = 0; company < COMPANIES; company++) {
-    const demo = await invoicing<{ id: number; live_key: { key: string } }>(cliEnv, ['demo']);
-    companyIds.push(demo.id);
-    keys.push({ companyId: demo.id, key: demo.live_key.key });
-    for (let extra = 1; extra < KEYS_PER_COMPANY; extra++) {
-      const created = await invoicing<{ key: string }>(cliEnv, [
-        'keys',
-        'create',
-        '--company',
-        String(demo.id),
-        '--mode',
-        'live',
-        '--scopes',
-        'all',
-      ]);
-      keys.push({ companyId: demo.id, key: created.key });
-    }
-  }
+  const { companyIds, keys } = await seedCompanies(cliEnv, COMPANIES, KEYS_PER_COMPANY);
   say(`${COMPANIES} companies (bin/invoicing demo) with ${KEYS_PER_COMPANY} live keys each`);
   // Webhook endpoints from the start, as in production; their receivers answer at once until the hold.
   const receivers = await startReceivers(COMPANIES * RECEIVERS_PER_COMPANY);

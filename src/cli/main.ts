@@ -292,6 +292,8 @@ async function dispatch(argv: string[], io: Io): Promise<number | 'serving'> {
 function knownFailure(error: unknown): string | null {
   const verdict = describeDatabaseError(error);
   if (verdict.label === 'not_migrated') return 'the database has no tables yet: run bin/invoicing migrate';
+  if (verdict.label === 'no_database')
+    return `database error: ${verdict.reason} (create it, or fix DATABASE_URL)`;
   if (verdict.kind === 'unavailable') return `cannot reach the database: ${verdict.reason}`;
   if (verdict.kind === 'setup' || verdict.kind === 'retryable') return `database error: ${verdict.reason}`;
   return null;
@@ -326,7 +328,7 @@ export function describeCliFailure(error: unknown, debug: boolean): CliFailure {
   if (error instanceof StartRefused) return { kind: 'start', message: error.message, status: EXIT_FAILED };
   if (error instanceof AdminServerFailure)
     return { kind: 'server', message: error.message, status: EXIT_FAILED };
-  const known = missingDatabase(error) ?? knownFailure(error);
+  const known = knownFailure(error);
   const stack = debug ? (error instanceof Error ? (error.stack ?? String(error)) : String(error)) : undefined;
   return {
     kind: known ? 'environment' : 'unexpected',
@@ -366,24 +368,6 @@ export async function main(argv: string[], io: Io = processIo): Promise<number |
   } catch (error) {
     return report(error, argv, io);
   }
-}
-
-/**
- * PostgreSQL's "database "x" does not exist", with the name it gives (never the URL, so never a
- * password), and what to do about it; null for any other failure.
- */
-function missingDatabase(error: unknown): string | null {
-  for (let current = error, depth = 0; current && depth < 10; depth++) {
-    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
-    const name =
-      code === '3D000' && typeof message === 'string'
-        ? /^database "(.*)" does not exist$/.exec(message)
-        : null;
-    if (name)
-      return `database error: the database does not exist: "${name[1]}" (create it, or fix DATABASE_URL)`;
-    current = cause;
-  }
-  return null;
 }
 
 export { COMMANDS };

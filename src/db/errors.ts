@@ -99,6 +99,16 @@ function verdictOf([kind, label, reason]: Entry, code: string): DatabaseVerdict 
 }
 
 /**
+ * A missing database is named as PostgreSQL names it (`database "x" does not exist`: the server's
+ * words, never the URL, so never a password), so that an operator sees which one.
+ */
+function named(verdict: DatabaseVerdict, message: string | undefined): DatabaseVerdict {
+  const name =
+    verdict.label === 'no_database' && message ? /^database "(.*)" does not exist$/.exec(message) : null;
+  return name ? { ...verdict, reason: `${verdict.reason}: "${name[1]}"` } : verdict;
+}
+
+/**
  * Every error reachable from `error`: itself, its `cause` chain (drizzle wraps the driver's) and
  * the members of an AggregateError (a connection to every address of a host name failed), breadth
  * first and bounded.
@@ -124,7 +134,7 @@ export function describeDatabaseError(error: unknown): DatabaseVerdict {
     const code = typeof candidate.code === 'string' ? candidate.code : undefined;
     const message = typeof candidate.message === 'string' ? candidate.message : undefined;
     const byCode = code === undefined ? undefined : BY_CODE[code];
-    if (byCode && code) return verdictOf(byCode, code);
+    if (byCode && code) return named(verdictOf(byCode, code), message);
     const byMessage = message === undefined ? undefined : BY_MESSAGE[message];
     if (byMessage && message) return verdictOf(byMessage, message);
     if (!input && code && /^[0-9A-Z]{5}$/.test(code) && INPUT_CLASSES.has(code.slice(0, 2))) {
@@ -145,8 +155,11 @@ export function describeDatabaseError(error: unknown): DatabaseVerdict {
 
 /** Whether a database error (possibly wrapped by drizzle) is a unique violation of `constraint`. */
 export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  for (let current: unknown = error; current; current = (current as { cause?: unknown }).cause) {
-    const candidate = current as { code?: unknown; constraint?: unknown; message?: unknown };
+  for (const candidate of reachable(error) as Generator<{
+    code?: unknown;
+    constraint?: unknown;
+    message?: unknown;
+  }>) {
     if (candidate.code === '23505') {
       return candidate.constraint === constraint || String(candidate.message ?? '').includes(constraint);
     }

@@ -1,10 +1,10 @@
-// The database half of every list: ORDER BY with the tie-breaker, search and `updated_since`
-// conditions, and `paginate`, the one skeleton that turns a page request into the page's rows and
-// the pagination object. The query-string half (schema, defaults, hints) is src/http/list-query.ts.
-import { asc, type Column, desc, getTableName, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+// The pieces of every list that src/db/list-engine.ts puts together: ORDER BY with the
+// tie-breaker, filter-first reads, search and `updated_since` conditions, and `paginate`, the one
+// skeleton that turns a page request into the page's rows and the pagination object. The query-string half (schema, defaults, hints) is src/http/list-query.ts.
+import { asc, type Column, desc, getTableName, type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Database } from './client.js';
-import { exactTotal, type ListMemory, listKeyOf, readDataVersion } from './list-memory.js';
+import { type ListMemory, readDataVersion } from './list-memory.js';
 
 export type SortOrder = 'asc' | 'desc';
 
@@ -28,18 +28,18 @@ export interface Page<T> {
   pagination: Pagination;
 }
 
-/** How one list reads a page of its resources and counts all of them, with the same filters. */
+/** How one list reads a page of its resources and its total, with the same filters (src/db/list-engine.ts). */
 export interface ListSource<T extends { id: number }> {
-  /** The resource and the filters that decide which rows belong to the list (not the order). */
-  list: { resource: string; filters: Record<string, unknown> };
+  /** Names the list (listKeyOf: company, resource, filters), for remembered page ends. */
+  key: string;
   order: ListOrder;
   /**
    * The page's rows: past the row `after` selects when given (a seek), otherwise at `offset`.
    * `total` is the list's exact total when `rowsAfterTotal` asked for it.
    */
   rows(limit: number, offset: number, after?: SQL, total?: number): Promise<T[]>;
-  /** `select` of the number of rows of the list (a count, or a sum of counters), with the same filters. */
-  count: SQLWrapper;
+  /** The list's exact total, given the data version read (null: nothing is remembered). */
+  total(version: string | null): Promise<number>;
   /** Read the rows once the total is known (see `readsFilterFirst`), not alongside the version. */
   rowsAfterTotal?: boolean;
 }
@@ -58,14 +58,11 @@ export async function paginate<T extends { id: number }>(
 ): Promise<Page<T>> {
   const { db, companyId, lists } = context;
   const { order } = source;
-  const listKey = listKeyOf(companyId, source.list.resource, source.list.filters);
-  const cursorKey = (pageNumber: number) => `${listKey}|${order.key}|${page.perPage}|${pageNumber}`;
+  const cursorKey = (pageNumber: number) => `${source.key}|${order.key}|${page.perPage}|${pageNumber}`;
   const previous =
     lists && order.after && page.page > 1 ? lists.cursors.get(cursorKey(page.page - 1)) : undefined;
   const seek = previous && order.after ? order.after(previous.lastId) : undefined;
 
-  const countTotal = (version: string | null) =>
-    exactTotal(db, lists, companyId, listKey, () => source.count.getSQL(), version);
   let data: T[];
   let version: string | null;
   let total: number;
@@ -73,7 +70,7 @@ export async function paginate<T extends { id: number }>(
     // Version, total, rows, one after the other: the rows are read at the version or later, so
     // a page end remembered with it is never ahead of the data it describes.
     version = lists ? await readDataVersion(db, companyId) : null;
-    total = await countTotal(version);
+    total = await source.total(version);
     const seekNow = previous?.version === version ? seek : undefined;
     data = await source.rows(page.perPage, seekNow ? 0 : page.offset, seekNow, total);
   } else {
@@ -83,7 +80,7 @@ export async function paginate<T extends { id: number }>(
     ]);
     // The data moved since page N was read: where it ended no longer says where N+1 starts.
     if (seek && previous?.version !== version) data = await source.rows(page.perPage, page.offset);
-    total = await countTotal(version);
+    total = await source.total(version);
   }
   const last = data.at(-1);
   if (lists && order.after && last && version !== null) {

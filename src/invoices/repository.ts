@@ -1,24 +1,22 @@
 // Reads of invoices, as resources. Every function sees only the company's own invoices.
 // The resource is built here from explicitly chosen columns: costs, accounting data and internal
 // ids (cost_total, unit_cost, created_by_api_key_id, company_id, tax_id of lines) never leave.
-import { and, asc, count, eq, gte, inArray, lt, lte, type SQL } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
-import { changedSinceCount, counterSum } from '../db/list-counts.js';
-import {
-  filterFirstIds,
-  instantOf,
-  orderByOf,
-  type Page,
-  type PageRequest,
-  paginate,
-  readsFilterFirst,
-} from '../db/lists.js';
+import { declareList, readList } from '../db/list-engine.js';
+import { atLeast, atMost, changedSince, equalTo } from '../db/list-filters.js';
+import type { Page, PageRequest } from '../db/lists.js';
 import { customers, invoiceCounts, invoiceItems, invoices, invoiceUpdateCounts } from '../db/schema.js';
 import { decimalNumber, formatTimestamp } from '../format.js';
 import { formatMoney as formatAnyMoney } from '../money.js';
-import type { InvoiceItemSchema, InvoiceListQuery, InvoiceSchema, InvoiceSummarySchema } from './schemas.js';
+import {
+  type InvoiceItemSchema,
+  InvoiceListQuery,
+  type InvoiceSchema,
+  type InvoiceSummarySchema,
+} from './schemas.js';
 
 export type InvoiceResource = Static<typeof InvoiceSchema>;
 export type InvoiceSummaryResource = Static<typeof InvoiceSummarySchema>;
@@ -174,103 +172,49 @@ export async function findInvoice(
   return withItems(toSummaryResource(row, timeZone), items.map(toItemResource));
 }
 
-export async function listInvoices(
+/**
+ * The invoices list (src/db/list-engine.ts): one filter per query parameter. Its totals come from
+ * the counters by status and invoice date, or by status and day of change for `updated_since`; a
+ * customer's invoices, or dates and `updated_since` together, are counted in the table (the first
+ * on an index of its own).
+ */
+const invoiceList = declareList({
+  resource: 'invoices',
+  query: InvoiceListQuery,
+  table: invoices,
+  id: invoices.id,
+  visible: (companyId) => eq(invoices.companyId, companyId),
+  filters: {
+    status: equalTo('status'),
+    customer_id: equalTo('customerId'),
+    date_from: atLeast('invoiceDate'),
+    date_to: atMost('invoiceDate'),
+    updated_since: changedSince(),
+  },
+  sorts: {
+    invoice_date: invoices.invoiceDate,
+    due_date: invoices.dueDate,
+    grand_total: invoices.grandTotal,
+    created_at: invoices.createdAt,
+    updated_at: invoices.updatedAt,
+  },
+  defaultOrder: { sort: 'invoice_date', order: 'desc' },
+  counters: [
+    { table: invoiceCounts, visible: (companyId) => eq(invoiceCounts.companyId, companyId) },
+    { table: invoiceUpdateCounts, visible: (companyId) => eq(invoiceUpdateCounts.companyId, companyId) },
+  ],
+  shortListsByFilter: true,
+  // The page's ids first, from the index alone; the customer join runs for those rows only, not
+  // for every row an offset skips.
+  pageIdsFirst: true,
+  select: ({ db }) => selectInvoices(db).$dynamic(),
+  resources: ({ timeZone }, rows: InvoiceRow[]) => rows.map((row) => toSummaryResource(row, timeZone)),
+});
+
+export function listInvoices(
   context: CompanyContext,
   query: Static<typeof InvoiceListQuery>,
   page: PageRequest,
 ): Promise<Page<InvoiceSummaryResource>> {
-  const { db, companyId, timeZone } = context;
-  const conditions: SQL[] = [eq(invoices.companyId, companyId)];
-  if (query.status) conditions.push(eq(invoices.status, query.status));
-  if (query.customer_id !== undefined) conditions.push(eq(invoices.customerId, query.customer_id));
-  if (query.date_from) conditions.push(gte(invoices.invoiceDate, query.date_from));
-  if (query.date_to) conditions.push(lte(invoices.invoiceDate, query.date_to));
-  if (query.updated_since) conditions.push(gte(invoices.updatedAt, instantOf(query.updated_since, timeZone)));
-  const where = and(...conditions);
-  const order = orderByOf(
-    query,
-    {
-      invoice_date: invoices.invoiceDate,
-      due_date: invoices.dueDate,
-      grand_total: invoices.grandTotal,
-      created_at: invoices.createdAt,
-      updated_at: invoices.updatedAt,
-    },
-    invoices.id,
-    { sort: 'invoice_date', order: 'desc' },
-  );
-
-  const { status, customer_id, date_from, date_to, updated_since } = query;
-  const ranges = [
-    ...(date_from || date_to ? [invoices.invoiceDate] : []),
-    ...(updated_since ? [invoices.updatedAt] : []),
-  ];
-  return paginate(context, page, {
-    list: { resource: 'invoices', filters: { status, customer_id, date_from, date_to, updated_since } },
-    order,
-    rowsAfterTotal: ranges.length > 0,
-    rows: async (limit, offset, after, total) => {
-      // The page's ids first, from the index alone; the customer join runs for those rows only,
-      // not for every row an offset skips.
-      const filtered = after ? and(where, after) : where;
-      const pageIds = readsFilterFirst(total, order, ranges)
-        ? filterFirstIds(invoices, invoices.id, order, filtered, limit, offset)
-        : db
-            .select({ id: invoices.id })
-            .from(invoices)
-            .where(filtered)
-            .orderBy(...order.orderBy)
-            .limit(limit)
-            .offset(offset);
-      const rows = await selectInvoices(db)
-        .where(inArray(invoices.id, pageIds))
-        .orderBy(...order.orderBy);
-      return rows.map((row) => toSummaryResource(row, timeZone));
-    },
-    count: countInvoices(context, query, where),
-  });
-}
-
-/**
- * `select` of the number of invoices of the list: from the counters (drizzle/0010) by status and
- * invoice date, or by status and day of change for `updated_since`; a customer's invoices, or dates
- * and `updated_since` together, are counted in the table (the first on an index of its own).
- */
-function countInvoices(
-  { db, companyId, timeZone }: CompanyContext,
-  query: Static<typeof InvoiceListQuery>,
-  where: SQL | undefined,
-): SQL {
-  const { status, customer_id, date_from, date_to, updated_since } = query;
-  const dated = date_from !== undefined || date_to !== undefined;
-  if (customer_id !== undefined || (dated && updated_since)) {
-    return db.select({ total: count() }).from(invoices).where(where).getSQL();
-  }
-  if (updated_since) {
-    const own = (counters: typeof invoiceCounts | typeof invoiceUpdateCounts | typeof invoices) =>
-      and(eq(counters.companyId, companyId), status ? eq(counters.status, status) : undefined)!;
-    return changedSinceCount(
-      instantOf(updated_since, timeZone),
-      {
-        count: invoiceUpdateCounts.count,
-        updatedOn: invoiceUpdateCounts.updatedOn,
-        where: own(invoiceUpdateCounts),
-      },
-      (from, until) =>
-        db
-          .select({ total: count() })
-          .from(invoices)
-          .where(and(own(invoices), gte(invoices.updatedAt, from), lt(invoices.updatedAt, until)))
-          .getSQL(),
-    );
-  }
-  return counterSum(
-    invoiceCounts.count,
-    and(
-      eq(invoiceCounts.companyId, companyId),
-      status ? eq(invoiceCounts.status, status) : undefined,
-      date_from ? gte(invoiceCounts.invoiceDate, date_from) : undefined,
-      date_to ? lte(invoiceCounts.invoiceDate, date_to) : undefined,
-    )!,
-  );
+  return readList(context, invoiceList, query, page);
 }

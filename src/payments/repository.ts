@@ -1,16 +1,17 @@
 // Reads of payments. Only receipts linked to an invoice of the company exist for the API:
 // salaries, supplier payments and any other treasury movement are invisible, in lists and by
 // id alike (a 404 exactly like a missing id). The treasury account never leaves.
-import { and, count, eq, gt, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
-import { counterSum } from '../db/list-counts.js';
-import { orderByOf, type Page, type PageRequest, paginate } from '../db/lists.js';
+import { declareList, readList } from '../db/list-engine.js';
+import { atLeast, atMost, equalTo } from '../db/list-filters.js';
+import type { Page, PageRequest } from '../db/lists.js';
 import { invoices, payments, receiptCounts } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
 import { formatMoney } from '../money.js';
-import type { PaymentListQuery, PaymentSchema } from './schemas.js';
+import { PaymentListQuery, type PaymentSchema } from './schemas.js';
 
 export type PaymentResource = Static<typeof PaymentSchema>;
 
@@ -75,68 +76,46 @@ export async function findPayment(
   return row ? toPaymentResource(row, timeZone) : null;
 }
 
-export async function listPayments(
+/** The receipts list (src/db/list-engine.ts): one filter per query parameter. */
+const receiptList = declareList({
+  resource: 'payments',
+  query: PaymentListQuery,
+  table: payments,
+  id: payments.id,
+  visible: visibleReceipts,
+  filters: {
+    invoice_id: equalTo('invoiceId'),
+    date_from: atLeast('paymentDate'),
+    date_to: atMost('paymentDate'),
+  },
+  sorts: {
+    payment_date: payments.paymentDate,
+    amount: payments.amount,
+    created_at: payments.createdAt,
+    updated_at: payments.updatedAt,
+  },
+  defaultOrder: { sort: 'payment_date', order: 'desc' },
+  // A receipt without a date is counted under -infinity, which no date filter may match.
+  counters: [
+    {
+      table: receiptCounts,
+      visible: (companyId) => eq(receiptCounts.companyId, companyId),
+      undated: 'paymentDate',
+    },
+  ],
+  // Pages are read along the order's index (filter-first reads were measured on the other lists).
+  shortListsByFilter: false,
+  // The page's ids first, from the payments alone; the invoice join runs for those rows only, not
+  // for every row an offset skips.
+  pageIdsFirst: true,
+  select: ({ db }) => selectReceipts(db).$dynamic(),
+  resources: ({ timeZone }, rows: PaymentRow[]) => rows.map((row) => toPaymentResource(row, timeZone)),
+});
+
+export function listPayments(
   context: CompanyContext,
   query: Static<typeof PaymentListQuery>,
   page: PageRequest,
 ): Promise<Page<PaymentResource>> {
-  const { db, companyId, timeZone } = context;
-  const conditions: SQL[] = [visibleReceipts(companyId)];
-  if (query.invoice_id !== undefined) conditions.push(eq(payments.invoiceId, query.invoice_id));
-  if (query.date_from) conditions.push(gte(payments.paymentDate, query.date_from));
-  if (query.date_to) conditions.push(lte(payments.paymentDate, query.date_to));
-  const where = and(...conditions);
-  const order = orderByOf(
-    query,
-    {
-      payment_date: payments.paymentDate,
-      amount: payments.amount,
-      created_at: payments.createdAt,
-      updated_at: payments.updatedAt,
-    },
-    payments.id,
-    { sort: 'payment_date', order: 'desc' },
-  );
-
-  const { invoice_id, date_from, date_to } = query;
-  return paginate(context, page, {
-    list: { resource: 'payments', filters: { invoice_id, date_from, date_to } },
-    order,
-    rows: async (limit, offset, after) => {
-      // The page's ids first, from the payments alone; the invoice join runs for those rows only,
-      // not for every row an offset skips.
-      const pageIds = db
-        .select({ id: payments.id })
-        .from(payments)
-        .where(after ? and(where, after) : where)
-        .orderBy(...order.orderBy)
-        .limit(limit)
-        .offset(offset);
-      const rows = await selectReceipts(db)
-        .where(inArray(payments.id, pageIds))
-        .orderBy(...order.orderBy);
-      return rows.map((row) => toPaymentResource(row, timeZone));
-    },
-    count:
-      invoice_id !== undefined
-        ? db.select({ total: count() }).from(payments).where(where).getSQL()
-        : countFromCounters(companyId, { date_from, date_to }),
-  });
-}
-
-/**
- * `select` of the number of the company's receipts paid between two dates, from the counters
- * (drizzle/0010), where a receipt without a date is under `-infinity`: never within a date filter.
- */
-function countFromCounters(companyId: number, dates: { date_from?: string; date_to?: string }): SQL {
-  const dated = dates.date_from !== undefined || dates.date_to !== undefined;
-  return counterSum(
-    receiptCounts.count,
-    and(
-      eq(receiptCounts.companyId, companyId),
-      dated ? gt(receiptCounts.paymentDate, '-infinity') : undefined,
-      dates.date_from ? gte(receiptCounts.paymentDate, dates.date_from) : undefined,
-      dates.date_to ? lte(receiptCounts.paymentDate, dates.date_to) : undefined,
-    )!,
-  );
+  return readList(context, receiptList, query, page);
 }

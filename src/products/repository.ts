@@ -1,23 +1,15 @@
 // Reads of products, as resources. A company sees its own products, and nothing else (there are
 // no global products).
-import { and, asc, count, eq, gte, inArray, isNull, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm';
 import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
-import { changedSinceCount, counterSum } from '../db/list-counts.js';
-import {
-  filterFirstIds,
-  instantOf,
-  orderByOf,
-  type Page,
-  type PageRequest,
-  paginate,
-  readsFilterFirst,
-  searchCondition,
-} from '../db/lists.js';
+import { declareList, type ListContext, readList } from '../db/list-engine.js';
+import { changedSince, equalTo, matchingText } from '../db/list-filters.js';
+import type { Page, PageRequest } from '../db/lists.js';
 import { productCategories, productCategoryLinks, productCounts, products, taxes } from '../db/schema.js';
 import { decimalNumber, formatTimestamp } from '../format.js';
 import { formatMoney } from '../money.js';
-import type { ProductListQuery, ProductResource } from './schemas.js';
+import { ProductListQuery, type ProductResource } from './schemas.js';
 
 export type ProductRow = typeof products.$inferSelect;
 
@@ -66,7 +58,7 @@ const selection = { product: products, taxRate: taxes.rate };
 
 /** Rows of `select ... from products left join taxes` -> resources with their categories. */
 async function withCategories(
-  { db, companyId, timeZone }: CompanyContext,
+  { db, companyId, timeZone }: ListContext,
   rows: { product: ProductRow; taxRate: string | null }[],
 ): Promise<ProductResource[]> {
   const names = new Map<number, string[]>();
@@ -106,85 +98,40 @@ function selectProducts(db: Database, companyId: number) {
     .leftJoin(taxes, and(eq(taxes.id, products.taxId), taxVisibleTo(companyId)));
 }
 
-export async function listProducts(
+/** The products list (src/db/list-engine.ts): one filter per query parameter. */
+const productList = declareList({
+  resource: 'products',
+  query: ProductListQuery,
+  table: products,
+  id: products.id,
+  visible: ownedBy,
+  filters: {
+    search: matchingText([products.name, products.productCode, products.sku]),
+    type: equalTo('type'),
+    is_for_sale: equalTo('isForSale', (value) => value === 'true'),
+    updated_since: changedSince(),
+  },
+  sorts: {
+    name: products.name,
+    price: products.price,
+    stock: products.stock,
+    created_at: products.createdAt,
+    updated_at: products.updatedAt,
+  },
+  defaultOrder: { sort: 'created_at', order: 'desc' },
+  counters: [{ table: productCounts, visible: (companyId) => eq(productCounts.companyId, companyId) }],
+  shortListsByFilter: true,
+  pageIdsFirst: false,
+  select: ({ db, companyId }) => selectProducts(db, companyId).$dynamic(),
+  resources: withCategories,
+});
+
+export function listProducts(
   context: CompanyContext,
   query: ProductListQuery,
   page: PageRequest,
 ): Promise<Page<ProductResource>> {
-  const { db, companyId, timeZone } = context;
-  const conditions: SQL[] = [ownedBy(companyId)];
-  if (query.search) {
-    conditions.push(
-      searchCondition(query.search, products.searchText, [products.name, products.productCode, products.sku]),
-    );
-  }
-  if (query.type) conditions.push(eq(products.type, query.type));
-  if (query.is_for_sale) conditions.push(eq(products.isForSale, query.is_for_sale === 'true'));
-  if (query.updated_since) conditions.push(gte(products.updatedAt, instantOf(query.updated_since, timeZone)));
-  const where = and(...conditions);
-  const order = orderByOf(
-    query,
-    {
-      name: products.name,
-      price: products.price,
-      stock: products.stock,
-      created_at: products.createdAt,
-      updated_at: products.updatedAt,
-    },
-    products.id,
-    { sort: 'created_at', order: 'desc' },
-  );
-
-  return paginate(context, page, {
-    list: {
-      resource: 'products',
-      filters: { s: query.search, t: query.type, f: query.is_for_sale, u: query.updated_since },
-    },
-    order,
-    rowsAfterTotal: query.updated_since !== undefined,
-    rows: async (limit, offset, after, total) => {
-      const filtered = after ? and(where, after) : where;
-      const rows = readsFilterFirst(total, order, query.updated_since ? [products.updatedAt] : [])
-        ? selectProducts(db, companyId)
-            .where(
-              inArray(products.id, filterFirstIds(products, products.id, order, filtered, limit, offset)),
-            )
-            .orderBy(...order.orderBy)
-        : selectProducts(db, companyId)
-            .where(filtered)
-            .orderBy(...order.orderBy)
-            .limit(limit)
-            .offset(offset);
-      return withCategories(context, await rows);
-    },
-    count: query.search
-      ? db.select({ total: count() }).from(products).where(where).getSQL()
-      : countFromCounters(context, query),
-  });
-}
-
-/**
- * `select` of the number of the company's products of a type, for sale or not, changed since an
- * instant, from the counters (drizzle/0010).
- */
-function countFromCounters({ db, companyId, timeZone }: CompanyContext, query: ProductListQuery): SQL {
-  const own = (table: typeof productCounts | typeof products) =>
-    and(
-      eq(table.companyId, companyId),
-      query.type ? eq(table.type, query.type) : undefined,
-      query.is_for_sale ? eq(table.isForSale, query.is_for_sale === 'true') : undefined,
-    )!;
-  if (!query.updated_since) return counterSum(productCounts.count, own(productCounts));
-  return changedSinceCount(
-    instantOf(query.updated_since, timeZone),
-    { count: productCounts.count, updatedOn: productCounts.updatedOn, where: own(productCounts) },
-    (from, until) =>
-      db
-        .select({ total: count() })
-        .from(products)
-        .where(and(own(products), gte(products.updatedAt, from), lt(products.updatedAt, until)))
-        .getSQL(),
-  );
+  return readList(context, productList, query, page);
 }
 
 export async function findProduct(context: CompanyContext, id: number): Promise<ProductResource | null> {

@@ -3,8 +3,10 @@
 import { and, eq, inArray, isNull, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { CompanyContext } from '../context.js';
-import { declareList, readList, totalOf } from '../db/list-engine.js';
+import { declareList } from '../db/list-declaration.js';
+import { readList } from '../db/list-engine.js';
 import { changedSince, equalTo, matchingText } from '../db/list-filters.js';
+import { totalOf } from '../db/list-totals.js';
 import type { Page, PageRequest } from '../db/lists.js';
 import { fixedTableRead, runFixed } from '../db/prepared.js';
 import { customerCounts, customers } from '../db/schema.js';
@@ -35,7 +37,7 @@ export function toCustomerResource(row: CustomerRow, timeZone: string): Customer
 }
 
 /** The customers list (src/db/list-engine.ts): one filter per query parameter. */
-const customerList = declareList({
+export const customerList = declareList({
   resource: 'customers',
   query: CustomerListQuery,
   table: customers,

@@ -5,7 +5,8 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
-import { declareList, readList } from '../db/list-engine.js';
+import { declareList } from '../db/list-declaration.js';
+import { readList } from '../db/list-engine.js';
 import { atLeast, atMost, changedSince, equalTo } from '../db/list-filters.js';
 import type { Page, PageRequest } from '../db/lists.js';
 import { customers, invoiceCounts, invoiceItems, invoices, invoiceUpdateCounts } from '../db/schema.js';
@@ -178,7 +179,7 @@ export async function findInvoice(
  * customer's invoices, or dates and `updated_since` together, are counted in the table (the first
  * on an index of its own).
  */
-const invoiceList = declareList({
+export const invoiceList = declareList({
   resource: 'invoices',
   query: InvoiceListQuery,
   table: invoices,

@@ -5,7 +5,8 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
-import { declareList, readList } from '../db/list-engine.js';
+import { declareList } from '../db/list-declaration.js';
+import { readList } from '../db/list-engine.js';
 import { atLeast, atMost, equalTo } from '../db/list-filters.js';
 import type { Page, PageRequest } from '../db/lists.js';
 import { invoices, payments, receiptCounts } from '../db/schema.js';
@@ -77,7 +78,7 @@ export async function findPayment(
 }
 
 /** The receipts list (src/db/list-engine.ts): one filter per query parameter. */
-const receiptList = declareList({
+export const receiptList = declareList({
   resource: 'payments',
   query: PaymentListQuery,
   table: payments,

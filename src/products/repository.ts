@@ -3,7 +3,8 @@
 import { and, asc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm';
 import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
-import { declareList, type ListContext, readList } from '../db/list-engine.js';
+import { declareList, type ListContext } from '../db/list-declaration.js';
+import { readList } from '../db/list-engine.js';
 import { changedSince, equalTo, matchingText } from '../db/list-filters.js';
 import type { Page, PageRequest } from '../db/lists.js';
 import { productCategories, productCategoryLinks, productCounts, products, taxes } from '../db/schema.js';
@@ -99,7 +100,7 @@ function selectProducts(db: Database, companyId: number) {
 }
 
 /** The products list (src/db/list-engine.ts): one filter per query parameter. */
-const productList = declareList({
+export const productList = declareList({
   resource: 'products',
   query: ProductListQuery,
   table: products,

@@ -106,6 +106,12 @@ function listCases(ids: { customer: number; invoice: number }, recent: string, e
     { search: 'a', type: 'company' },
     `${searched(['name', 'email', 'nuit', 'phone'], 'a')} and type = 'company'`,
   );
+  // Counted in the table, within the union of own and global customers, read through the filter.
+  add(
+    'customers',
+    { search: 'a', updated_since: '2026-03-02' },
+    `${searched(['name', 'email', 'nuit', 'phone'], 'a')} and ${since('2026-03-02')}`,
+  );
 
   add('products', {}, 'true');
   for (const type of ['GOODS', 'SERVICES', 'RAW', 'KIT']) add('products', { type }, `type = '${type}'`);
@@ -116,6 +122,11 @@ function listCases(ids: { customer: number; invoice: number }, recent: string, e
   for (const term of ['farinha', 'SRV-', 'fm-10']) {
     add('products', { search: term }, searched(['name', 'product_code', 'sku'], term));
   }
+  add(
+    'products',
+    { search: 'farinha', type: 'GOODS', is_for_sale: 'true', updated_since: '2026-03-02' },
+    `${searched(['name', 'product_code', 'sku'], 'farinha')} and type = 'GOODS' and is_for_sale and ${since('2026-03-02')}`,
+  );
 
   add('invoices', {}, 'true');
   for (const status of ['draft', 'unpaid', 'partially_paid', 'paid', 'cancelled']) {
@@ -138,6 +149,11 @@ function listCases(ids: { customer: number; invoice: number }, recent: string, e
   add('invoices', { customer_id: String(ids.customer) }, `customer_id = ${ids.customer}`);
   add(
     'invoices',
+    { customer_id: String(ids.customer), status: 'unpaid', date_to: '2026-03-01' },
+    `customer_id = ${ids.customer} and status = 'unpaid' and invoice_date <= '2026-03-01'`,
+  );
+  add(
+    'invoices',
     { date_from: '2026-03-01', updated_since: '2026-03-02' },
     `invoice_date >= '2026-03-01' and ${since('2026-03-02')}`,
   );
@@ -151,6 +167,11 @@ function listCases(ids: { customer: number; invoice: number }, recent: string, e
     `payment_date between '2026-03-01' and '2026-03-31'`,
   );
   add('payments', { invoice_id: String(ids.invoice) }, `invoice_id = ${ids.invoice}`);
+  add(
+    'payments',
+    { invoice_id: String(ids.invoice), date_to: '2026-03-04' },
+    `invoice_id = ${ids.invoice} and payment_date <= '2026-03-04'`,
+  );
   return cases;
 }
 

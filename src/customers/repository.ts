@@ -36,7 +36,7 @@ export function toCustomerResource(row: CustomerRow, timeZone: string): Customer
   };
 }
 
-/** The customers list (src/db/list-engine.ts): one filter per query parameter. */
+/** The customers list as data (src/db/list-declaration.ts): one filter per query parameter. */
 export const customerList = declareList({
   resource: 'customers',
   query: CustomerListQuery,

@@ -174,7 +174,7 @@ export async function findInvoice(
 }
 
 /**
- * The invoices list (src/db/list-engine.ts): one filter per query parameter. Its totals come from
+ * The invoices list as data (src/db/list-declaration.ts). Its totals come from
  * the counters by status and invoice date, or by status and day of change for `updated_since`; a
  * customer's invoices, or dates and `updated_since` together, are counted in the table (the first
  * on an index of its own).

@@ -77,7 +77,7 @@ export async function findPayment(
   return row ? toPaymentResource(row, timeZone) : null;
 }
 
-/** The receipts list (src/db/list-engine.ts): one filter per query parameter. */
+/** The receipts list as data (src/db/list-declaration.ts): one filter per query parameter. */
 export const receiptList = declareList({
   resource: 'payments',
   query: PaymentListQuery,

@@ -99,7 +99,7 @@ function selectProducts(db: Database, companyId: number) {
     .leftJoin(taxes, and(eq(taxes.id, products.taxId), taxVisibleTo(companyId)));
 }
 
-/** The products list (src/db/list-engine.ts): one filter per query parameter. */
+/** The products list as data (src/db/list-declaration.ts): one filter per query parameter. */
 export const productList = declareList({
   resource: 'products',
   query: ProductListQuery,

@@ -35,7 +35,6 @@ export interface ListCounters {
   undated?: string;
 }
 
-type QueryOf<S extends TSchema> = Static<S>;
 type Paging = 'page' | 'per_page' | 'sort' | 'order';
 type SortOf<Q> = Q extends { sort?: infer S } ? Extract<S, string> : never;
 
@@ -51,9 +50,9 @@ export interface ListDeclaration<S extends TSchema, T extends { id: number }, R>
    * and merged (customers: own rows, then the global ones; no index serves `a or b`).
    */
   visible(companyId: number): SQL | readonly [SQL, SQL];
-  filters: { readonly [P in Exclude<keyof QueryOf<S>, Paging>]-?: ListFilter };
-  sorts: Record<SortOf<QueryOf<S>>, Column>;
-  defaultOrder: { sort: SortOf<QueryOf<S>>; order: SortOrder };
+  filters: { readonly [P in Exclude<keyof Static<S>, Paging>]-?: ListFilter };
+  sorts: Record<SortOf<Static<S>>, Column>;
+  defaultOrder: { sort: SortOf<Static<S>>; order: SortOrder };
   /** The counters tables that may answer a total, tried in this order. */
   counters: readonly ListCounters[];
   /**
@@ -113,8 +112,11 @@ export function declareList<S extends TSchema, T extends { id: number }, R>(
       return { param, filter, column, countedBy };
     },
   );
-  const { sorts, defaultOrder } = declaration;
-  return { ...declaration, sorts, defaultOrder, declared };
+  for (const { table, undated } of declaration.counters) {
+    if (undated && !columnOf(table, undated))
+      throw new Error(`${declaration.resource}: no column ${undated}`);
+  }
+  return { ...declaration, declared };
 }
 
 /** A filter a query sets, and its value. */

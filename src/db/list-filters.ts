@@ -1,5 +1,5 @@
 // The kinds of list filter: what a query parameter becomes in a list's declaration (see
-// src/db/list-engine.ts). Each names the column it reads, by its name in src/db/schema.ts, and
+// src/db/list-declaration.ts). Each names the column it reads, by its name in src/db/schema.ts, and
 // that name decides whether the counters the writes keep can answer it: a counters table with a
 // column of that name counts by it (drizzle/0010_list_counts.sql).
 import { type Column, eq, gte, lte, type SQL } from 'drizzle-orm';

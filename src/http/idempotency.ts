@@ -48,7 +48,7 @@ export interface WriteResult {
 function requestHashOf(request: FastifyRequest): string {
   return createHash('sha256')
     .update(`${request.method} ${request.url}\n`)
-    .update(request.rawBody ?? '', 'utf8')
+    .update(stateOf(request).rawBody ?? '', 'utf8')
     .digest('hex');
 }
 

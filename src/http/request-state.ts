@@ -1,10 +1,10 @@
-// What the pipeline learns and decides about a request, on ONE object per request (`request.state`,
-// a RequestState made by the first step of the pipeline): the caller (the API key and its
-// company), the company context every repository takes (with the key as its actor), the
-// Idempotency-Key as sent and as accepted, whether the answer is a replay, the error code answered,
-// the deprecated items used. Each fact is set where it is decided; the log line, the metrics and
-// the request log (src/monitoring/request-hooks.ts, src/request-log/capture.ts) only read them,
-// never the answer. The path id and the raw body are the routes' input, kept beside it.
+// What the pipeline learns and decides about an API request, on ONE object per request
+// (`request.state`, a RequestState made by the pipeline's first step): the caller (the API key and
+// its company), the company context every repository takes (with the key as its actor), the path
+// id, the raw body, the Idempotency-Key as sent and as accepted, whether the answer is a replay, the
+// error code answered, the deprecated items used. Each fact is set where it is decided; the log
+// line, the metrics, the request log (src/monitoring/request-hooks.ts, src/request-log/capture.ts)
+// and a webhook event's cause (the actor) only read them, never the answer.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { CompanyContext } from '../context.js';
@@ -42,6 +42,12 @@ export class RequestState {
   companyContext: CompanyContext | null = null;
   /** A key that was found and refused (expired, revoked): the request is logged under it still. */
   refusedKey: KnownKey | null = null;
+  /** The path `{id}` once the path-id step has checked it. */
+  resourceId: number | null = null;
+  /** The exact bytes of a JSON body as received (idempotency compares them). */
+  rawBody: string | undefined = undefined;
+  /** Why the body could not be read as JSON, reported as `validation_failed` at step 10. */
+  bodyProblem: string | undefined = undefined;
   /** The Idempotency-Key of a POST or PUT once step 9 accepted it; null on reads and before. */
   idempotencyKey: string | null = null;
   /** The fingerprint of that write (method, path, raw body), once step 9 computed it. */
@@ -73,12 +79,6 @@ declare module 'fastify' {
      * on what is not an API route (the framework's 404, the OpenAPI document).
      */
     state: RequestState | undefined;
-    /** The path `{id}` once the path-id step has checked it. */
-    resourceId: number | null;
-    /** The exact bytes of a JSON body as received (idempotency compares them). */
-    rawBody: string | undefined;
-    /** Why the body could not be read as JSON, reported as `validation_failed` at step 10. */
-    bodyProblem: string | undefined;
   }
   interface FastifyContextConfig {
     /** The scope a key needs for this route; every route must declare one. */
@@ -97,11 +97,9 @@ declare module 'fastify' {
 }
 
 export function declareRequestState(app: FastifyInstance): void {
-  // Primitives only: a decorator's initial value is shared by every request (Fastify's rule).
+  // Undefined, not an object: a decorator's initial value is shared by every request (Fastify's
+  // rule); each request gets its own state from the pipeline's first step.
   app.decorateRequest('state', undefined);
-  app.decorateRequest('resourceId', null);
-  app.decorateRequest('rawBody', undefined);
-  app.decorateRequest('bodyProblem', undefined);
 }
 
 /** The pipeline's first step: the request's own state, before anything is decided. */
@@ -134,7 +132,8 @@ export function contextOf(request: { state: RequestState | undefined }): Company
 }
 
 /** The path id of a route with `{id}`, checked by the path-id step. */
-export function resourceIdOf(request: { resourceId: number | null }): number {
-  if (request.resourceId === null) throw new Error('route reached without its path id checked');
-  return request.resourceId;
+export function resourceIdOf(request: { state: RequestState | undefined }): number {
+  const id = request.state?.resourceId ?? null;
+  if (id === null) throw new Error('route reached without its path id checked');
+  return id;
 }

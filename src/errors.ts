@@ -107,7 +107,14 @@ const DEFINITIONS: Record<ErrorCode, ErrorDefinition> = {
   },
 };
 
-export type FieldErrors = Record<string, string[]>;
+/** Where a FieldErrors map keeps the hint attached to it: a symbol, so never a field path. */
+const ATTACHED_HINT: unique symbol = Symbol('attached hint');
+
+/**
+ * Dotted field path -> messages; and the hint a rule attached for the whole 422 (a symbol key:
+ * neither serialized nor listed with the paths).
+ */
+export type FieldErrors = Record<string, string[]> & { [ATTACHED_HINT]?: string };
 
 export interface ApiErrorOptions {
   message?: string;
@@ -144,19 +151,18 @@ export function defaultHint(code: ErrorCode): string {
 // A rule that refuses a field may also have a better hint for the whole 422 (a refused `tax_id`:
 // the taxes the company may use). It rides with the FieldErrors it was found in, so the one 422
 // gets it whichever path builds it (the service, or src/http/input-checks.ts after a schema failure).
-const attachedHints = new WeakMap<FieldErrors, string>();
 
 /** Attaches the 422's hint to a FieldErrors map (the last one attached wins). */
 export function attachHint(errors: FieldErrors, hint: string): void {
-  attachedHints.set(errors, hint);
+  errors[ATTACHED_HINT] = hint;
 }
 
 export function attachedHint(errors: FieldErrors): string | undefined {
-  return attachedHints.get(errors);
+  return errors[ATTACHED_HINT];
 }
 
 /** The 422 of a body; its hint is the one attached to `errors`, if any, else the default. */
-export function validationFailed(errors: FieldErrors, hint = attachedHints.get(errors)): ApiError {
+export function validationFailed(errors: FieldErrors, hint = errors[ATTACHED_HINT]): ApiError {
   return new ApiError('validation_failed', { errors, ...(hint === undefined ? {} : { hint }) });
 }
 

@@ -3,8 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import { API_KEY_PATTERN, hashApiKey, plausibleApiKey, touchApiKey } from '../keys/api-keys.js';
-import { noteRefusedKey } from '../request-log/capture.js';
-import { callerOf, isWriteMethod } from './request-state.js';
+import { callerOf, isWriteMethod, stateOf } from './request-state.js';
 
 const BEARER = 'Bearer ';
 /**
@@ -44,8 +43,9 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
       : found.expiresAt.getTime() <= Date.now()
         ? 'api_key_expired'
         : null;
+  const state = stateOf(request);
   if (!found || !key || refusal) {
-    if (found) noteRefusedKey(request, found); // logged under its key (src/request-log/)
+    if (found) state.refusedKey = found; // logged under its key (src/request-log/)
     const limits = await rateLimiter.consumeAnonymous(request.ip);
     const presented =
       typeof request.headers.authorization === 'string' && request.headers.authorization !== '';
@@ -53,8 +53,8 @@ export async function authenticate(request: FastifyRequest): Promise<void> {
     throw new ApiError(refusal ?? 'invalid_api_key', { headers });
   }
   const { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes } = found;
-  request.caller = { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes };
-  request.companyContext = {
+  state.caller = { apiKeyId, companyId, companyName, partnerApiEnabled, mode, scopes };
+  state.companyContext = {
     db,
     companyId,
     timeZone: config.timeZone,

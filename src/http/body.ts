@@ -4,6 +4,7 @@
 // the order of decisions.md.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { stateOf } from './request-state.js';
 
 /** Deepest nesting of arrays and objects a body may have (every body of this API needs 3). */
 export const MAX_BODY_DEPTH = 32;
@@ -59,43 +60,46 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const state = stateOf(request);
     const bytes = body as Buffer;
     let text: string;
     try {
       text = utf8.decode(bytes);
     } catch {
-      request.rawBody = bytes.toString('utf8');
-      request.bodyProblem = 'O corpo não é texto UTF-8 válido.';
+      state.rawBody = bytes.toString('utf8');
+      state.bodyProblem = 'O corpo não é texto UTF-8 válido.';
       done(null, undefined);
       return;
     }
-    request.rawBody = text;
+    state.rawBody = text;
     const shape = bodyShapeProblem(text);
     if (shape) {
-      request.bodyProblem = shape;
+      state.bodyProblem = shape;
       done(null, undefined);
       return;
     }
     try {
       done(null, JSON.parse(text));
     } catch {
-      request.bodyProblem = 'JSON mal formado.';
+      state.bodyProblem = 'JSON mal formado.';
       done(null, undefined);
     }
   });
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
-    request.rawBody = body as string;
-    request.bodyProblem = 'O corpo deve ser JSON, enviado com Content-Type: application/json.';
+    const state = stateOf(request);
+    state.rawBody = body as string;
+    state.bodyProblem = 'O corpo deve ser JSON, enviado com Content-Type: application/json.';
     done(null, undefined);
   });
 }
 
 /** A write's body must at least be readable JSON before its schema is judged. */
 export function assertReadableBody(request: FastifyRequest): void {
-  if (request.bodyProblem !== undefined) {
-    throw new ApiError('validation_failed', { errors: { body: [request.bodyProblem] } });
+  const { bodyProblem, rawBody } = stateOf(request);
+  if (bodyProblem !== undefined) {
+    throw new ApiError('validation_failed', { errors: { body: [bodyProblem] } });
   }
-  if (request.rawBody === undefined) {
+  if (rawBody === undefined) {
     throw new ApiError('validation_failed', {
       errors: { body: ['O corpo do pedido é obrigatório (JSON, Content-Type: application/json).'] },
     });

@@ -6,7 +6,7 @@
 // One step of the pipeline (src/http/pipeline.ts), after the body is read; it never refuses.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { API_PREFIX } from '../app-constants.js';
-import { noteDeprecatedUse } from '../request-log/capture.js';
+import { stateOf } from './request-state.js';
 
 export interface DeprecatedItem {
   /** The route as the reference names it: `GET /customers/{id}`. */
@@ -139,8 +139,5 @@ export function announceDeprecation(request: FastifyRequest, reply: FastifyReply
     'Link',
     `<${docs}/pt/compatibilidade#cabecalhos-de-descontinuacao>; rel="deprecation"; type="text/html"; hreflang="pt", <${docs}/en/compatibility#deprecation-headers>; rel="deprecation"; type="text/html"; hreflang="en"`,
   );
-  noteDeprecatedUse(
-    request,
-    used.map((item) => item.name),
-  );
+  stateOf(request).deprecatedUse = used.map((item) => item.name);
 }

@@ -48,7 +48,10 @@ function toApiError(error: FastifyError, bodyLimit: number): ApiError | null {
   return null;
 }
 
+/** The contract's envelope of `error`; its code is recorded as the request's (the metrics, the logs). */
 export function sendApiError(reply: FastifyReply, request: FastifyRequest, error: ApiError, docsUrl: string) {
+  // (no state only outside the API's routes)
+  if (request.state) request.state.errorCode = error.code;
   return reply
     .code(error.statusCode)
     .headers(error.headers)

@@ -24,8 +24,8 @@ import { type Database, isPostgres } from '../db/client.js';
 import { describeDatabaseError } from '../db/errors.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
 import { idempotencyKeys } from '../db/schema.js';
-import { ApiError, envelopeOf } from '../errors.js';
-import { callerOf, contextOf, isWriteMethod } from './request-state.js';
+import { ApiError, type ErrorCode, envelopeOf } from '../errors.js';
+import { callerOf, contextOf, isWriteMethod, type RequestState, stateOf } from './request-state.js';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{8,191}$/;
 const RETENTION = sql`interval '24 hours'`;
@@ -48,7 +48,7 @@ export interface WriteResult {
 function requestHashOf(request: FastifyRequest): string {
   return createHash('sha256')
     .update(`${request.method} ${request.url}\n`)
-    .update(request.rawBody ?? '', 'utf8')
+    .update(stateOf(request).rawBody ?? '', 'utf8')
     .digest('hex');
 }
 
@@ -72,16 +72,22 @@ function sendStored(reply: FastifyReply, status: number, text: string): FastifyR
  * request's id in its `request_id`, which must equal this response's X-Request-Id.
  */
 function replay(reply: FastifyReply, record: IdempotencyRecord): FastifyReply {
+  stateOf(reply.request).replayed = true;
   reply.header('Idempotency-Replay', 'true');
   const status = record.responseStatus ?? 200;
   const text = record.responseBody ?? '';
-  return sendStored(reply, status, status >= 400 ? withRequestId(text, String(reply.request.id)) : text);
+  return sendStored(reply, status, status >= 400 ? withRequestId(text, reply.request) : text);
 }
 
-function withRequestId(text: string, requestId: string): string {
-  const envelope = JSON.parse(text) as { error?: { request_id?: string } };
+/**
+ * A stored refusal with this request's id. Its code is recorded from it: the stored answer is the
+ * only record of what the first request was refused with, and it is read here anyway.
+ */
+function withRequestId(text: string, request: FastifyRequest): string {
+  const envelope = JSON.parse(text) as { error?: { code?: ErrorCode; request_id?: string } };
   if (!envelope.error) return text;
-  envelope.error.request_id = requestId;
+  stateOf(request).errorCode = envelope.error.code ?? null;
+  envelope.error.request_id = String(request.id);
   return JSON.stringify(envelope);
 }
 
@@ -191,17 +197,21 @@ async function findRecord(
 /** Step 9, first part: every POST and PUT carries a valid Idempotency-Key. */
 export function requireIdempotencyKey(request: FastifyRequest): void {
   if (!isWriteMethod(request.method)) return;
-  const header = request.headers['idempotency-key'];
-  if (header === undefined || header === '') throw new ApiError('idempotency_key_required');
-  if (typeof header !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(header)) {
-    throw new ApiError('idempotency_key_invalid');
-  }
-  request.idempotency = { key: header, requestHash: '' };
-  // From here on every write, event and record of this request knows the key it was sent with.
-  const context = contextOf(request);
-  if (context.actor.kind === 'api_key') {
-    request.companyContext = { ...context, actor: { ...context.actor, idempotencyKey: header } };
-  }
+  const state = stateOf(request);
+  const key = state.sentIdempotencyKey;
+  if (key === undefined || key === '') throw new ApiError('idempotency_key_required');
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ApiError('idempotency_key_invalid');
+  state.idempotencyKey = key;
+  // From here on every write, event and record of this request knows the key it was sent with
+  // (the actor is this request's own, made by authentication).
+  const { actor } = contextOf(request);
+  if (actor.kind === 'api_key') actor.idempotencyKey = key;
+}
+
+/** The accepted Idempotency-Key of a write past step 9. */
+function acceptedKeyOf(state: RequestState): string {
+  if (state.idempotencyKey === null) throw new Error('a write past step 9 without its Idempotency-Key');
+  return state.idempotencyKey;
 }
 
 /** Step 9, second part: an earlier request with the same key answers before anything else is checked. */
@@ -209,16 +219,17 @@ export async function replayOrRefuseDuplicate(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply | undefined> {
-  if (!request.idempotency) return;
+  const state = stateOf(request);
+  if (state.idempotencyKey === null) return;
   const { db, config } = request.server;
-  request.idempotency.requestHash = requestHashOf(request);
+  state.requestHash = requestHashOf(request);
   const record = await findRecord(
     db,
     callerOf(request).apiKeyId,
-    request.idempotency.key,
+    state.idempotencyKey,
     config.idempotencyLockTimeoutSeconds,
   );
-  const verdict = record ? verdictOn(record, request.idempotency.requestHash) : null;
+  const verdict = record ? verdictOn(record, state.requestHash) : null;
   // Returning the reply tells Fastify the answer is sent: no later step runs.
   if (verdict === 'replay' && record) return replay(reply, record);
   if (verdict) throw verdict;
@@ -249,7 +260,9 @@ export function pruneExpiredKeys(app: FastifyInstance): void {
 async function claim(db: Database, request: FastifyRequest, lockTimeoutSeconds: number): Promise<Claim> {
   const auth = callerOf(request);
   const holder = randomBytes(16).toString('hex');
-  const inserted = await insertClaim(db, auth.apiKeyId, auth.companyId, request.idempotency!, holder);
+  const state = stateOf(request);
+  const key = acceptedKeyOf(state);
+  const inserted = await insertClaim(db, auth.apiKeyId, auth.companyId, key, state.requestHash, holder);
   if (inserted !== null) return { id: inserted, holder };
   try {
     return await takeOver(db, request, holder, lockTimeoutSeconds);
@@ -270,7 +283,8 @@ async function insertClaim(
   db: Database,
   apiKeyId: number,
   companyId: number,
-  { key, requestHash }: { key: string; requestHash: string },
+  key: string,
+  requestHash: string,
   holder: string,
 ): Promise<number | null> {
   const [row] = await runFixed<{ id: number }>(db, CLAIM, {
@@ -294,7 +308,9 @@ function takeOver(
   lockTimeoutSeconds: number,
 ): Promise<Claim> {
   const { apiKeyId } = callerOf(request);
-  const { key, requestHash } = request.idempotency!;
+  const state = stateOf(request);
+  const key = acceptedKeyOf(state);
+  const { requestHash } = state;
   return db.transaction(async (tx) => {
     const record = await findRecord(tx, apiKeyId, key, lockTimeoutSeconds, 'lock');
     // Gone since we looked (expired and pruned, or released by a failed attempt): try again later.
@@ -393,6 +409,7 @@ export async function runIdempotentWrite(
       // A completed refusal (e.g. 404 for a foreign customer_id) is stored and replayed like any answer.
       const envelope = JSON.stringify(envelopeOf(error, app.config.docsUrl, String(request.id)));
       if (await complete(app.db, id, holder, error.statusCode, envelope)) {
+        stateOf(request).errorCode = error.code;
         return sent(sendStored(reply.headers(error.headers), error.statusCode, envelope));
       }
       throw error;

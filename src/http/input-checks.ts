@@ -8,7 +8,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, addFieldError, attachedHint, type FieldErrors, validationFailed } from '../errors.js';
 import { assertReadableBody } from './body.js';
-import { contextOf, isWriteMethod } from './request-state.js';
+import { contextOf, isWriteMethod, stateOf } from './request-state.js';
 import {
   bodyFieldErrors,
   bodyTextProblems,
@@ -112,7 +112,8 @@ async function refuseBody(
   let hint: string | undefined;
   if (bodyRules) {
     // The own rules may query the database: they see the body without the refused text.
-    const own = await bodyRules(contextOf(request), withoutBadText(request.body), request.resourceId);
+    const { resourceId } = stateOf(request);
+    const own = await bodyRules(contextOf(request), withoutBadText(request.body), resourceId);
     hint = attachedHint(own);
     const missing = failure?.validation ? missingOnlyPaths(failure.validation) : new Set<string>();
     for (const [path, messages] of Object.entries(own)) {

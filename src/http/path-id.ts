@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../errors.js';
 import { idFromText } from '../values.js';
-import { contextOf } from './request-state.js';
+import { contextOf, stateOf } from './request-state.js';
 
 /** Longest path parameter the router accepts: any, as the path-id step refuses what is not an id. */
 export const MAX_PARAM_LENGTH = Number.MAX_SAFE_INTEGER;
@@ -43,12 +43,12 @@ export function checkPathId(request: FastifyRequest): undefined | Promise<void> 
   const id = parsePathId(raw);
   const writableId = request.routeOptions.config.writableId;
   if (!writableId) {
-    request.resourceId = id;
+    stateOf(request).resourceId = id;
     return undefined;
   }
   return writableId(contextOf(request), id).then((writable) => {
     if (!writable) throw notFound();
-    request.resourceId = id;
+    stateOf(request).resourceId = id;
   });
 }
 

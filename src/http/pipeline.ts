@@ -18,7 +18,7 @@ import { announceDeprecation } from './deprecation.js';
 import { replayOrRefuseDuplicate, requireIdempotencyKey } from './idempotency.js';
 import { checkBody, checkQuery } from './input-checks.js';
 import { checkPathId } from './path-id.js';
-import { declareRequestState } from './request-state.js';
+import { beginRequestState, declareRequestState } from './request-state.js';
 
 /** One step of the order of checks: throws the contract's error, or returns the reply it answered. */
 type Step = (request: FastifyRequest, reply: FastifyReply) => unknown;
@@ -31,6 +31,7 @@ export function installPipeline(api: FastifyInstance): void {
   api.addHook(
     'onRequest',
     runSteps([
+      beginRequestState, // the request's one state object: each step below records what it decides
       refuseBrowsers, // 3. Origin header: 403 browser_use_forbidden
       authenticate, // 4. 401 invalid/expired/revoked key (counted per IP)
       limit, // 5. per-key and per-company limits: 429

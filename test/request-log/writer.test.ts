@@ -19,15 +19,19 @@ import {
   type TestContext,
 } from '../helpers/context.js';
 import { testStorage } from '../helpers/database.js';
+import { createCustomer, createProduct } from '../helpers/invoices.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** The value of one series of the request log's counter, from /metrics' text. */
-async function recordsCounted(outcome: 'written' | 'dropped'): Promise<number> {
-  const line = (await metrics.text())
-    .split('\n')
-    .find((text) => text.startsWith(`invoicing_request_log_records_total{outcome="${outcome}"}`));
+/** The value of one series (`name{labels}` as /metrics writes it), from /metrics' text. */
+async function counted(series: string): Promise<number> {
+  const line = (await metrics.text()).split('\n').find((text) => text.startsWith(`${series} `));
   return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+/** The value of one series of the request log's counter. */
+function recordsCounted(outcome: 'written' | 'dropped'): Promise<number> {
+  return counted(`invoicing_request_log_records_total{outcome="${outcome}"}`);
 }
 
 describe(`request log (${testStorage()})`, () => {
@@ -123,6 +127,61 @@ describe(`request log (${testStorage()})`, () => {
         apiKeyId: expired.apiKey.id,
         status: 401,
         errorCode: 'api_key_expired',
+      }),
+    ]);
+  });
+
+  it('a stored refusal replayed: logged and counted with its code, the replay as replayed', async () => {
+    const third = await createTenant(ctx.db, { name: 'Terceira Empresa, Lda' });
+    const foreignCustomerId = await createCustomer(ctx.app, third, 'Cliente de Outra Empresa');
+    const productId = await createProduct(ctx.app, ctx.db, tenant, { name: 'Produto do Registo', price: 10 });
+    const idempotencyKey = newIdempotencyKey('stored-404');
+    const send = () =>
+      fetch(`${base}/invoices`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${tenant.key}`,
+          'content-type': 'application/json',
+          'idempotency-key': idempotencyKey,
+        },
+        body: JSON.stringify({
+          customer_id: foreignCustomerId,
+          invoice_date: '2026-11-20',
+          items: [{ product_id: productId, quantity: 1, price: 10 }],
+        }),
+      });
+    const refusals =
+      'invoicing_http_requests_total{route="/api/v1/partner/invoices",method="POST",status="404",error_code="resource_not_found"}';
+    const [refusalsBefore, replaysBefore] = [
+      await counted(refusals),
+      await counted('invoicing_idempotency_replays_total'),
+    ];
+
+    const first = await send();
+    const again = await send();
+    expect([first.status, again.status]).toEqual([404, 404]);
+    expect(again.headers.get('idempotency-replay')).toBe('true');
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('resource_not_found');
+
+    // The replay's code is the stored answer's: counted and logged like the first one's.
+    expect((await counted(refusals)) - refusalsBefore).toBe(2);
+    expect((await counted('invoicing_idempotency_replays_total')) - replaysBefore).toBe(1);
+    await ctx.app.requestLog.flush();
+    const logged = (response: Response) => rowsOf(response.headers.get('x-request-id') as string);
+    expect(await logged(first)).toEqual([
+      expect.objectContaining({
+        status: 404,
+        errorCode: 'resource_not_found',
+        idempotencyKey,
+        replayed: false,
+      }),
+    ]);
+    expect(await logged(again)).toEqual([
+      expect.objectContaining({
+        status: 404,
+        errorCode: 'resource_not_found',
+        idempotencyKey,
+        replayed: true,
       }),
     ]);
   });

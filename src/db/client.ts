@@ -11,7 +11,7 @@ import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from '../config.js';
 import { createPrivateDir, restrictDataDir } from './data-dir.js';
 import { describeDatabaseError } from './errors.js';
 import { withDrizzleParsers } from './pglite-parsers.js';
-import { attachReadCache, createReadCache, trackWrites, WriteTracker } from './read-cache.js';
+import { attachReadCache, createReadCache, readCacheOf, trackWrites, WriteTracker } from './read-cache.js';
 
 /**
  * A database handle or a transaction. Without drizzle's relational schema: nothing uses
@@ -181,6 +181,28 @@ function ownedHandle(connection: Connection): Database {
 }
 
 /**
+ * `db` for work that only reads, declared so by the code that issues it (list reads): on the
+ * embedded PGlite its statements are not counted as writes by the read cache, so they do not make
+ * the next single read check data_versions again. Nothing may be written through it: a write
+ * would not make the cache forget. Elsewhere (PostgreSQL, a transaction) it is `db` itself.
+ */
+export function readOnly(db: Database): Database {
+  const connection = connectionOf(db);
+  if (connection.kind !== 'pglite' || connection.depth > 0 || connection.client === connection.reads)
+    return db;
+  let reader = readers.get(db);
+  if (!reader) {
+    reader = ownedHandle({ kind: 'pglite', client: connection.reads, reads: connection.reads, depth: 0 });
+    const cache = readCacheOf(db);
+    if (cache) attachReadCache(reader, cache);
+    readers.set(db, reader);
+  }
+  return reader;
+}
+
+const readers = new WeakMap<Database, Database>();
+
+/**
  * Runs `work` in a transaction of `db` (a savepoint when `db` is already one), committed when
  * it resolves and rolled back when it throws. On PostgreSQL it holds one pooled connection
  * throughout; a connection whose rollback failed is not given back to the pool.
@@ -189,6 +211,8 @@ export async function runInTransaction<T>(db: Database, work: (tx: Database) => 
   const connection = connectionOf(db);
   if (connection.depth > 0) return inSavepoint(connection, work);
   if (connection.kind === 'pglite') {
+    // Uncounted, its writes would not make the read cache forget.
+    if (connection.client === connection.reads) throw new Error('no transaction through readOnly(db)');
     const client = connection.client as PGlite;
     return client.transaction((tx) => work(ownedHandle({ kind: 'pglite', client: tx, reads: tx, depth: 1 })));
   }

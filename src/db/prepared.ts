@@ -65,6 +65,8 @@ export interface FixedStatement {
   readonly columns?: readonly (readonly [key: string, column: Column])[];
   /** Its rows may be remembered where a database keeps a read cache (the embedded PGlite). */
   readonly cacheable?: boolean;
+  /** It changes nothing: not counted as a write by the read cache (src/db/read-cache.ts). */
+  readonly read: boolean;
 }
 
 /** A fixed statement whose rows are mapped table rows: `runFixed` knows their type. */
@@ -78,10 +80,14 @@ function nameOf(query: Query): string {
   return `s_${createHash('sha1').update(query.sql).digest('base64url')}`;
 }
 
-/** A statement written in SQL: every value in `query` is a `sql.placeholder(name)`; raw driver rows. */
-export function fixedStatement(query: SQL): FixedStatement {
+/**
+ * A statement written in SQL: every value in `query` is a `sql.placeholder(name)`; raw driver
+ * rows. `read`: it changes nothing (declared by its author, never guessed from its text), so the
+ * embedded read cache does not count it as a write.
+ */
+export function fixedStatement(query: SQL, options: { read?: boolean } = {}): FixedStatement {
   const built = dialect.sqlToQuery(query);
-  return { name: nameOf(built), query: built };
+  return { name: nameOf(built), query: built, read: options.read === true };
 }
 
 /** Whole rows of `table` that match `where` (placeholders for values), mapped as drizzle maps them. */
@@ -90,7 +96,13 @@ export function fixedTableRead<T extends PgTable>(table: T, where: SQL): FixedTa
   const built = dialect.sqlToQuery(new QueryBuilder().select().from(source).where(where).getSQL());
   // drizzle selects a table's columns in the order getTableColumns lists them.
   const columns = Object.entries(getTableColumns(table) as Record<string, Column>);
-  return { name: nameOf(built), query: built, columns, cacheable: VERSIONED_TABLES.has(getTableName(table)) };
+  return {
+    name: nameOf(built),
+    query: built,
+    columns,
+    read: true,
+    cacheable: VERSIONED_TABLES.has(getTableName(table)),
+  };
 }
 
 /** Runs a fixed statement on a handle or a transaction; values by placeholder name. */
@@ -110,7 +122,7 @@ async function execute<Row>(
   statement: FixedStatement | FixedTableRead<Row>,
   values: Record<string, unknown>,
 ): Promise<Row[]> {
-  const { query, columns, name } = statement;
+  const { query, columns, name, read } = statement;
   const connection = connectionOf(db);
   const params = fillPlaceholders(query.params, values);
   let rows: unknown[][] | Row[];
@@ -123,8 +135,8 @@ async function execute<Row>(
             .rows
         : (await client.query({ name, text: query.sql, values: params, types: PG_TYPES })).rows;
     } else {
-      // A table read is a read by declaration: not counted as a write by the read cache.
-      const client = columns ? connection.reads : connection.client;
+      // A read by declaration is not counted as a write by the read cache.
+      const client = read ? connection.reads : connection.client;
       rows = (await client.query(query.sql, params, columns ? { rowMode: 'array' } : undefined)).rows as
         | unknown[][]
         | Row[];

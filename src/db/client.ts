@@ -1,8 +1,8 @@
 // Opens the one database the service uses: PostgreSQL through a pool when a URL is given,
 // otherwise the embedded PGlite persisted in a directory (or in memory, for tests).
-import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { is, type SQL, sql } from 'drizzle-orm';
+import { DrizzleQueryError, is, type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg, NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -11,10 +11,16 @@ import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from '../config.js';
 import { createPrivateDir, restrictDataDir } from './data-dir.js';
 import { describeDatabaseError } from './errors.js';
 import { withDrizzleParsers } from './pglite-parsers.js';
-import { attachReadCache, createReadCache, trackWrites, WriteTracker } from './read-cache.js';
-import * as schema from './schema.js';
+import { attachReadCache, createReadCache, readCacheOf, trackWrites, WriteTracker } from './read-cache.js';
 
-export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+/**
+ * A database handle or a transaction. Without drizzle's relational schema: nothing uses
+ * `db.query.*`, and a handle without it is cheap to create for each transaction.
+ */
+export type Database = Omit<PgDatabase<PgQueryResultHKT>, 'transaction'> & {
+  /** The same as `runInTransaction(this, work)`: a transaction, or a savepoint inside one. */
+  transaction<T>(work: (tx: Database) => Promise<T>): Promise<T>;
+};
 
 export type StorageTarget =
   | { kind: 'postgres'; url: string; poolSize?: number; timeouts?: DatabaseTimeouts }
@@ -91,7 +97,7 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
     pool.on('release', (_error, client) => {
       if (lostServer.has(client)) client.end().catch(() => {});
     });
-    const db = drizzleNodePg({ client: pool, schema }) as unknown as Database;
+    const db = ownedHandle({ kind: 'postgres', client: pool, depth: 0 });
     const url = new URL(target.url);
     return {
       db,
@@ -114,10 +120,8 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
   // Every change goes through this client: counted, so that single reads can be remembered
   // exactly until the next one (src/db/read-cache.ts).
   const tracker = new WriteTracker();
-  const db = drizzlePglite({
-    client: trackWrites(withDrizzleParsers(client), tracker),
-    schema,
-  }) as unknown as Database;
+  const direct = withDrizzleParsers(client);
+  const db = ownedHandle({ kind: 'pglite', client: trackWrites(direct, tracker), reads: direct, depth: 0 });
   const readVersions = async () =>
     (await client.query<{ versions: string }>(DATA_VERSIONS_STATE)).rows[0]?.versions ?? '';
   attachReadCache(db, createReadCache(tracker, readVersions));
@@ -139,6 +143,126 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
       : {}),
     close: () => client.close(),
   };
+}
+
+/**
+ * The driver connection behind a drizzle handle this module gave out, so that statements and
+ * transactions use node-postgres's and PGlite's public calls instead of drizzle's internals.
+ * `depth`: 0 outside a transaction, 1 in one, more in its savepoints.
+ */
+export type Connection =
+  | { kind: 'postgres'; client: pg.Pool | pg.PoolClient; depth: number }
+  | {
+      kind: 'pglite';
+      /** Every call through it counts as a possible write (src/db/read-cache.ts). */
+      client: PGlite | Transaction;
+      /** The same database, not counted: for statements that are reads by declaration. */
+      reads: PGlite | Transaction;
+      depth: number;
+    };
+
+const connections = new WeakMap<object, Connection>();
+
+/** The connection behind `db`; every handle comes from this module (openDatabase, transactions). */
+export function connectionOf(db: Database): Connection {
+  const connection = connections.get(db);
+  if (!connection) throw new Error('not a database handle of src/db/client.ts');
+  return connection;
+}
+
+/** A drizzle handle over `connection`, known to this module; its `transaction` is ours. */
+function ownedHandle(connection: Connection): Database {
+  const db = (connection.kind === 'postgres'
+    ? drizzleNodePg({ client: connection.client })
+    : drizzlePglite({ client: connection.client as PGlite })) as unknown as Database;
+  connections.set(db, connection);
+  db.transaction = (work) => runInTransaction(db, work);
+  return db;
+}
+
+/**
+ * `db` for work that only reads, declared so by the code that issues it (list reads): on the
+ * embedded PGlite its statements are not counted as writes by the read cache, so they do not make
+ * the next single read check data_versions again. Nothing may be written through it: a write
+ * would not make the cache forget. Elsewhere (PostgreSQL, a transaction) it is `db` itself.
+ */
+export function readOnly(db: Database): Database {
+  const connection = connectionOf(db);
+  if (connection.kind !== 'pglite' || connection.depth > 0 || connection.client === connection.reads)
+    return db;
+  let reader = readers.get(db);
+  if (!reader) {
+    reader = ownedHandle({ kind: 'pglite', client: connection.reads, reads: connection.reads, depth: 0 });
+    const cache = readCacheOf(db);
+    if (cache) attachReadCache(reader, cache);
+    readers.set(db, reader);
+  }
+  return reader;
+}
+
+const readers = new WeakMap<Database, Database>();
+
+/**
+ * Runs `work` in a transaction of `db` (a savepoint when `db` is already one), committed when
+ * it resolves and rolled back when it throws. On PostgreSQL it holds one pooled connection
+ * throughout; a connection whose rollback failed is not given back to the pool.
+ */
+export async function runInTransaction<T>(db: Database, work: (tx: Database) => Promise<T>): Promise<T> {
+  const connection = connectionOf(db);
+  if (connection.depth > 0) return inSavepoint(connection, work);
+  if (connection.kind === 'pglite') {
+    // Uncounted, its writes would not make the read cache forget.
+    if (connection.client === connection.reads) throw new Error('no transaction through readOnly(db)');
+    const client = connection.client as PGlite;
+    return client.transaction((tx) => work(ownedHandle({ kind: 'pglite', client: tx, reads: tx, depth: 1 })));
+  }
+  const client = await (connection.client as pg.Pool).connect();
+  /** Set when the connection's state is unknown: it is then closed, never reused. */
+  let broken: Error | undefined;
+  try {
+    await command(client, 'begin').catch((failure: Error) => {
+      broken = failure;
+      throw failure;
+    });
+    try {
+      const result = await work(ownedHandle({ kind: 'postgres', client, depth: 1 }));
+      await command(client, 'commit');
+      return result;
+    } catch (error) {
+      // As drizzle did: a failed rollback is the error seen.
+      await command(client, 'rollback').catch((failure: Error) => {
+        broken = failure;
+        throw failure;
+      });
+      throw error;
+    }
+  } finally {
+    client.release(broken);
+  }
+}
+
+async function inSavepoint<T>(connection: Connection, work: (tx: Database) => Promise<T>): Promise<T> {
+  const depth = connection.depth + 1;
+  const name = `sp${depth}`;
+  const savepoint = ownedHandle({ ...connection, depth } as Connection);
+  await command(connection.client, `savepoint ${name}`);
+  try {
+    const result = await work(savepoint);
+    await command(connection.client, `release savepoint ${name}`);
+    return result;
+  } catch (error) {
+    await command(connection.client, `rollback to savepoint ${name}`);
+    throw error;
+  }
+}
+
+/** A transaction command; a failure looks as drizzle's own did (the driver's error the cause). */
+async function command(client: Connection['client'], text: string): Promise<void> {
+  try {
+    await (client as Pick<pg.PoolClient, 'query'>).query(text);
+  } catch (error) {
+    throw new DrizzleQueryError(text, [], error as Error);
+  }
 }
 
 /** Pooled connections that met a server gone, going, or no longer the primary (src/db/errors.ts). */

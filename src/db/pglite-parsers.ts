@@ -1,7 +1,10 @@
 // Drizzle asks PGlite, on every query, to leave dates, timestamps and intervals as the database's
 // text (drizzle converts them itself). PGlite merges such per-query parsers into its 300-odd
 // default ones on every call, which was 7% of an embedded read's CPU. Here the same parsers are
-// the instance's own, given once, and the per-query copy is dropped.
+// the instance's own, given once, and the per-query copy is dropped. Fixed statements
+// (src/db/prepared.ts) read through them too: their table rows are mapped by the columns'
+// `mapFromDriverValue`, which expect that text (a timestamp column in mode 'date' makes its Date
+// from it, a date column in mode 'string' keeps it), and their raw rows match node-postgres's.
 import {
   type ParserOptions,
   type PGlite,

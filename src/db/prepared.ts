@@ -11,50 +11,35 @@
 //   depend on that table's rows and the values only (no `now()`, no other table), and callers
 //   must not change the rows they get.
 //
-// On PostgreSQL a statement goes straight to the session's node-postgres client with the very
-// configuration drizzle's prepared query would send (its name, rows as arrays, drizzle's own type
-// parsers) and its rows are mapped by drizzle's own `mapResultRow`: drizzle's layers around that
-// (tracing spans, its query cache, a new prepared-query object per call) were a third of a single
-// read's database time.
-//
-// HOW: through a PRIVATE Drizzle API, `db._.session.prepareQuery` (drizzle's public `.prepare()`
-// binds a statement to one handle, so a transaction would build it again on every write). That API
-// may change in any release without a type error, so drizzle-orm is pinned to EXACTLY
-// `DRIZZLE_VERSION` in package.json, and test/db/prepared.test.ts fails when the installed version
-// differs: re-check `prepareQuery` (arguments, result shape) on both drivers before moving the pin.
+// A statement goes straight to the driver connection behind the handle (src/db/client.ts owns
+// them), through node-postgres's and PGlite's public calls: on PostgreSQL a named prepared
+// statement with rows as arrays, on PGlite a plain query with rows as arrays. Table rows are
+// mapped here, column by column with the column's own `mapFromDriverValue`, from the database's
+// text for dates, timestamps and intervals (as drizzle's own queries receive them, and as those
+// columns expect). Drizzle's layers around a query (tracing spans, its query cache, a new
+// prepared-query object per call) were a third of a single read's database time.
 import { createHash } from 'node:crypto';
-import * as orm from 'drizzle-orm';
 import {
+  type Column,
   DrizzleQueryError,
   fillPlaceholders,
   getTableColumns,
   getTableName,
-  is,
   type Query,
-  type SelectedFieldsOrdered,
   type SQL,
 } from 'drizzle-orm';
-import { NodePgSession } from 'drizzle-orm/node-postgres';
-import { type AnyPgColumn, PgDialect, type PgTable, QueryBuilder } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgTable, QueryBuilder } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import type { Database } from './client.js';
+import { connectionOf, type Database } from './client.js';
 import { readCacheOf, VERSIONED_TABLES } from './read-cache.js';
-
-/** The Drizzle release whose private `prepareQuery` this module was written and tested against. */
-export const DRIZZLE_VERSION = '0.45.4';
 
 const dialect = new PgDialect();
 
-/** drizzle's row mapping (exported at run time, absent from its types): columns by position. */
-export const mapResultRow = (
-  orm as unknown as {
-    mapResultRow: (fields: SelectedFieldsOrdered<AnyPgColumn>, row: unknown[], joins: undefined) => unknown;
-  }
-).mapResultRow;
-
 /**
- * The type parsers drizzle's node-postgres queries carry: timestamps, dates, intervals and their
- * arrays as the database's text (drizzle's columns convert them); anything else as node-postgres.
+ * node-postgres's parsers for fixed statements: timestamps, dates, intervals and their arrays as
+ * the database's text (what the columns' `mapFromDriverValue` expects, and what drizzle's own
+ * queries ask for); anything else as node-postgres parses it. PGlite's instance has the same
+ * (src/db/pglite-parsers.ts).
  */
 const TEXT_TYPE_IDS = new Set([
   pg.types.builtins.TIMESTAMPTZ,
@@ -68,7 +53,7 @@ const TEXT_TYPE_IDS = new Set([
   1182, // date[]
 ]);
 const asText = (value: string) => value;
-export const DRIZZLE_PG_TYPES = {
+const PG_TYPES = {
   getTypeParser: (typeId: number, format?: 'text' | 'binary') =>
     TEXT_TYPE_IDS.has(typeId) ? asText : pg.types.getTypeParser(typeId, format),
 } as pg.CustomTypesConfig;
@@ -76,15 +61,17 @@ export const DRIZZLE_PG_TYPES = {
 export interface FixedStatement {
   readonly name: string;
   readonly query: Query;
-  /** Drizzle's mapping of a whole table row; absent: raw driver rows. */
-  readonly fields?: SelectedFieldsOrdered<AnyPgColumn>;
+  /** The columns of a whole table row, in the order selected; absent: raw driver rows. */
+  readonly columns?: readonly (readonly [key: string, column: Column])[];
   /** Its rows may be remembered where a database keeps a read cache (the embedded PGlite). */
   readonly cacheable?: boolean;
+  /** It changes nothing: not counted as a write by the read cache (src/db/read-cache.ts). */
+  readonly read: boolean;
 }
 
 /** A fixed statement whose rows are mapped table rows: `runFixed` knows their type. */
 export interface FixedTableRead<Row> extends FixedStatement {
-  readonly fields: SelectedFieldsOrdered<AnyPgColumn>;
+  readonly columns: readonly (readonly [key: string, column: Column])[];
   /** Never set: only carries the row type. */
   readonly row?: Row;
 }
@@ -93,21 +80,29 @@ function nameOf(query: Query): string {
   return `s_${createHash('sha1').update(query.sql).digest('base64url')}`;
 }
 
-/** A statement written in SQL: every value in `query` is a `sql.placeholder(name)`; raw driver rows. */
-export function fixedStatement(query: SQL): FixedStatement {
+/**
+ * A statement written in SQL: every value in `query` is a `sql.placeholder(name)`; raw driver
+ * rows. `read`: it changes nothing (declared by its author, never guessed from its text), so the
+ * embedded read cache does not count it as a write.
+ */
+export function fixedStatement(query: SQL, options: { read?: boolean } = {}): FixedStatement {
   const built = dialect.sqlToQuery(query);
-  return { name: nameOf(built), query: built };
+  return { name: nameOf(built), query: built, read: options.read === true };
 }
 
 /** Whole rows of `table` that match `where` (placeholders for values), mapped as drizzle maps them. */
 export function fixedTableRead<T extends PgTable>(table: T, where: SQL): FixedTableRead<T['$inferSelect']> {
   const source: PgTable = table;
   const built = dialect.sqlToQuery(new QueryBuilder().select().from(source).where(where).getSQL());
-  const fields = Object.entries(getTableColumns(table)).map(([key, column]) => ({
-    path: [key],
-    field: column as AnyPgColumn,
-  }));
-  return { name: nameOf(built), query: built, fields, cacheable: VERSIONED_TABLES.has(getTableName(table)) };
+  // drizzle selects a table's columns in the order getTableColumns lists them.
+  const columns = Object.entries(getTableColumns(table) as Record<string, Column>);
+  return {
+    name: nameOf(built),
+    query: built,
+    columns,
+    read: true,
+    cacheable: VERSIONED_TABLES.has(getTableName(table)),
+  };
 }
 
 /** Runs a fixed statement on a handle or a transaction; values by placeholder name. */
@@ -127,29 +122,39 @@ async function execute<Row>(
   statement: FixedStatement | FixedTableRead<Row>,
   values: Record<string, unknown>,
 ): Promise<Row[]> {
-  const { query, fields, name } = statement;
-  const session = db._.session;
-  if (is(session, NodePgSession)) {
-    // The pool, or the transaction's own connection.
-    const client = (session as unknown as { client: pg.Pool | pg.PoolClient }).client;
-    const params = fillPlaceholders(query.params, values);
-    try {
-      if (!fields) {
-        const result = await client.query({ name, text: query.sql, types: DRIZZLE_PG_TYPES }, params);
-        return result.rows as Row[];
-      }
-      const result = await client.query<unknown[]>(
-        { name, text: query.sql, rowMode: 'array', types: DRIZZLE_PG_TYPES },
-        params,
-      );
-      return result.rows.map((row) => mapResultRow(fields, row, undefined) as Row);
-    } catch (error) {
-      // Failures look as drizzle's own do: the driver's error is the cause.
-      throw new DrizzleQueryError(query.sql, params, error as Error);
+  const { query, columns, name, read } = statement;
+  const connection = connectionOf(db);
+  const params = fillPlaceholders(query.params, values);
+  let rows: unknown[][] | Row[];
+  try {
+    if (connection.kind === 'postgres') {
+      // The pool, or the transaction's own connection: parsed and planned once per connection.
+      const { client } = connection;
+      rows = columns
+        ? (await client.query({ name, text: query.sql, values: params, rowMode: 'array', types: PG_TYPES }))
+            .rows
+        : (await client.query({ name, text: query.sql, values: params, types: PG_TYPES })).rows;
+    } else {
+      // A read by declaration is not counted as a write by the read cache.
+      const client = read ? connection.reads : connection.client;
+      rows = (await client.query(query.sql, params, columns ? { rowMode: 'array' } : undefined)).rows as
+        | unknown[][]
+        | Row[];
     }
+  } catch (error) {
+    // Failures look as drizzle's own do: the driver's error is the cause.
+    throw new DrizzleQueryError(query.sql, params, error as Error);
   }
-  const prepared = session.prepareQuery(query, fields, name, fields !== undefined);
-  const result = await prepared.execute(values);
-  // With fields drizzle answers the mapped rows; without, the driver's result.
-  return fields ? (result as Row[]) : (result as { rows: Row[] }).rows;
+  return columns ? (rows as unknown[][]).map((row) => rowOf<Row>(columns, row)) : (rows as Row[]);
+}
+
+/** A table row from its values in column order, each as its column maps it (null stays null). */
+function rowOf<Row>(columns: readonly (readonly [key: string, column: Column])[], values: unknown[]): Row {
+  const row: Record<string, unknown> = {};
+  for (let index = 0; index < columns.length; index++) {
+    const [key, column] = columns[index] as readonly [string, Column];
+    const value = values[index];
+    row[key] = value === null ? null : column.mapFromDriverValue(value);
+  }
+  return row as Row;
 }

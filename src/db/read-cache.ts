@@ -4,18 +4,22 @@
 //
 // Why it is exact: PGlite is one database in one process (the DATA_DIR lock keeps every other
 // process out; commands reach it through this process's admin socket), so every change to its data
-// goes through the client given to drizzle. That client counts them (trackWrites): any call that
-// is not a plain read raises the write epoch when it starts and again when it ends, and is "in
-// flight" in between. Only reads of the tables whose every change raises data_versions in the
-// same transaction (VERSIONED_TABLES, migration 0004) are remembered, with the state of
-// data_versions read while nothing was in flight. After any write (the webhook worker's polls
-// included) that state is read once more: unchanged, no row of those tables changed and what is
-// remembered stays; changed, it is all forgotten. A read is remembered only when nothing was in
-// flight and the epoch did not move from before its state was read until after the read ended,
-// and answered from memory only while nothing is in flight and the epoch has not moved since.
-// Two apps sharing one PGlite handle share its counter and its cache. PostgreSQL has no such
-// cache: many instances write to it.
-import type { PGlite, QueryOptions, Transaction } from '@electric-sql/pglite';
+// goes through the client given to drizzle. That client counts every call (trackWrites) as a
+// possible write: it raises the write epoch when it starts and again when it ends, and is "in
+// flight" in between. Nothing is guessed from a statement's text (a SELECT may call a function
+// that writes). A read is a read only by declaration of the code that issues it: fixed table reads
+// (src/db/prepared.ts) and statements declared reads go to the same PGlite uncounted, as does
+// whatever is issued through `readOnly(db)` (src/db/client.ts), the path for list reads: counted,
+// every list would make the next single read check data_versions again.
+// Only reads of the tables whose every change raises data_versions in the same transaction
+// (VERSIONED_TABLES, migration 0004) are remembered, with the state of data_versions read while
+// nothing was in flight. After any write (the webhook worker's polls included) that state is read
+// once more: unchanged, no row of those tables changed and what is remembered stays; changed, it
+// is all forgotten. A read is remembered only when nothing was in flight and the epoch did not
+// move from before its state was read until after the read ended, and answered from memory only
+// while nothing is in flight and the epoch has not moved since. Two apps sharing one PGlite handle
+// share its counter and its cache. PostgreSQL has no such cache: many instances write to it.
+import type { PGlite } from '@electric-sql/pglite';
 import { BoundedMap } from '../bounded-map.js';
 
 /** Reads remembered at most, per database. */
@@ -41,26 +45,12 @@ export class WriteTracker {
 }
 
 /**
- * A statement that cannot change anything: a single SELECT (as drizzle writes them) that locks
- * nothing and calls none of the functions with effects. Anything else counts as a write, which
- * is never wrong, only slower: it makes the cache forget. The migrations define no function
- * with effects that a SELECT could call; one that did would have to be named here.
- */
-const SIDE_EFFECTS =
-  /\b(for\s+(no\s+key\s+)?update|for\s+(key\s+)?share|into|nextval|setval|set_config|pg_advisory\w*|pg_notify|lo_\w+|dblink\w*)\b/i;
-
-export function isPlainRead(text: string): boolean {
-  return /^\s*select\s/i.test(text) && !text.includes(';') && !SIDE_EFFECTS.test(text);
-}
-
-type Client = PGlite | Transaction;
-
-/**
- * The PGlite client drizzle is given, counting its possible writes in `tracker`: `query` unless it
- * is a plain read, and every `exec`, `transaction`, `sql` and raw protocol call.
+ * The PGlite client drizzle is given, counting every call that reaches the database in `tracker`
+ * as a possible write. Reads go around it, through the client it wraps.
  */
 export function trackWrites(client: PGlite, tracker: WriteTracker): PGlite {
   const counted = new Set([
+    'query',
     'exec',
     'transaction',
     'sql',
@@ -73,12 +63,6 @@ export function trackWrites(client: PGlite, tracker: WriteTracker): PGlite {
     get(target, property) {
       const value = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
-      if (property === 'query') {
-        return (text: string, params?: unknown[], options?: QueryOptions) =>
-          isPlainRead(text)
-            ? (target as Client).query(text, params, options)
-            : tracker.around(() => (target as Client).query(text, params, options));
-      }
       if (typeof property === 'string' && counted.has(property)) {
         return (...args: unknown[]) => tracker.around(() => value.apply(target, args));
       }
@@ -105,8 +89,8 @@ export interface ReadCache {
 }
 
 /**
- * `readVersions` reads the whole state of data_versions as one text (a plain read: it is not
- * counted as a write).
+ * `readVersions` reads the whole state of data_versions as one text (around the tracker: it is
+ * not counted as a write).
  */
 export function createReadCache(
   tracker: WriteTracker,

@@ -20,7 +20,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type CompanyContext, inTransaction } from '../context.js';
-import { type Database, isPostgres } from '../db/client.js';
+import { type Database, isPostgres, runInTransaction } from '../db/client.js';
 import { describeDatabaseError } from '../db/errors.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
 import { idempotencyKeys } from '../db/schema.js';
@@ -311,7 +311,7 @@ function takeOver(
   const state = stateOf(request);
   const key = acceptedKeyOf(state);
   const { requestHash } = state;
-  return db.transaction(async (tx) => {
+  return runInTransaction(db, async (tx) => {
     const record = await findRecord(tx, apiKeyId, key, lockTimeoutSeconds, 'lock');
     // Gone since we looked (expired and pruned, or released by a failed attempt): try again later.
     if (!record) return inFlight();
@@ -393,7 +393,7 @@ export async function runIdempotentWrite(
 
   let text: string;
   try {
-    text = await app.db.transaction(async (tx) => {
+    text = await runInTransaction(app.db, async (tx) => {
       // Holding this row lock until commit keeps any takeover waiting while we are alive.
       const [held] = await runFixed<{ id: number }>(tx, HOLD, { id, holder, track: isPostgres(app.db) });
       if (!held) throw new LostClaim();

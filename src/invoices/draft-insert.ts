@@ -2,7 +2,7 @@
 // number, returning what the resource shows (no read back). The lines travel as one JSON parameter
 // (numerics as exact decimal text), so the SQL text has the same shape for 1 line or 200; the
 // invoice's columns are the only other parameters.
-import { type Column, getTableColumns, getTableName, sql } from 'drizzle-orm';
+import { type Column, getTableColumns, type SQL, type SQLChunk, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { type FixedStatement, fixedStatement, runFixed } from '../db/prepared.js';
 import { invoiceItems, invoices } from '../db/schema.js';
@@ -27,64 +27,51 @@ export interface DraftLineRow {
 }
 
 /** The recordset's columns (the JSON keys of a line), their column and SQL type. */
-const LINE_FIELDS: [key: keyof DraftLineRow | 'position', column: Column, type: string][] = [
-  ['position', invoiceItems.position, 'integer'],
-  ['productId', invoiceItems.productId, 'integer'],
-  ['name', invoiceItems.name, 'text'],
-  ['description', invoiceItems.description, 'text'],
-  ['quantity', invoiceItems.quantity, 'numeric'],
-  ['price', invoiceItems.price, 'numeric'],
-  ['discount', invoiceItems.discount, 'numeric'],
-  ['discountPercentage', invoiceItems.discountPercentage, 'numeric'],
-  ['taxId', invoiceItems.taxId, 'integer'],
-  ['taxAmount', invoiceItems.taxAmount, 'numeric'],
-  ['taxRate', invoiceItems.taxRate, 'numeric'],
-  ['taxIncluded', invoiceItems.taxIncluded, 'boolean'],
-  ['total', invoiceItems.total, 'numeric'],
+const LINE_FIELDS: [key: keyof DraftLineRow | 'position', column: Column, type: SQL][] = [
+  ['position', invoiceItems.position, sql`integer`],
+  ['productId', invoiceItems.productId, sql`integer`],
+  ['name', invoiceItems.name, sql`text`],
+  ['description', invoiceItems.description, sql`text`],
+  ['quantity', invoiceItems.quantity, sql`numeric`],
+  ['price', invoiceItems.price, sql`numeric`],
+  ['discount', invoiceItems.discount, sql`numeric`],
+  ['discountPercentage', invoiceItems.discountPercentage, sql`numeric`],
+  ['taxId', invoiceItems.taxId, sql`integer`],
+  ['taxAmount', invoiceItems.taxAmount, sql`numeric`],
+  ['taxRate', invoiceItems.taxRate, sql`numeric`],
+  ['taxIncluded', invoiceItems.taxIncluded, sql`boolean`],
+  ['total', invoiceItems.total, sql`numeric`],
 ];
 
-const quoted = (name: string) => `"${name}"`;
+const name = (text: string) => sql.identifier(text);
+const list = (parts: SQLChunk[]) => sql.join(parts, sql`, `);
 
 /** `column as "key"`; a numeric as its text, which both drivers return alike (never a float). */
-function returned(fields: Record<string, Column>): string {
-  return Object.entries(fields)
-    .map(([key, column]) => {
-      const value = column.columnType === 'PgNumeric' ? `${quoted(column.name)}::text` : quoted(column.name);
-      return `${value} as ${quoted(key)}`;
-    })
-    .join(', ');
+function returned(fields: Record<string, Column>): SQL {
+  return list(
+    Object.entries(fields).map(([key, column]) =>
+      column.columnType === 'PgNumeric'
+        ? sql`${name(column.name)}::text as ${name(key)}`
+        : sql`${name(column.name)} as ${name(key)}`,
+    ),
+  );
 }
 
 const INVOICE_COLUMNS = getTableColumns(invoices);
 
-const LINE_COLUMNS: Column[] = [
-  invoiceItems.companyId,
-  invoiceItems.invoiceId,
-  ...LINE_FIELDS.map(([, column]) => column),
-];
-const LINE_VALUES = [
-  'invoice."companyId"',
-  'invoice."id"',
-  ...LINE_FIELDS.map(([key]) => `l.${quoted(key)}`),
-];
-const RECORDSET = LINE_FIELDS.map(([key, , type]) => `${quoted(key)} ${type}`).join(', ');
-
-// with invoice as (insert ... returning ...), lines as (insert ... select from invoice and the
-// recordset, returning ...) select invoice.*, the lines as JSON. A draft code already taken: no
-// invoice row, so no line either, and no row at all.
-const INVOICE_TAIL = sql.raw(
-  ` on conflict (${quoted(invoices.companyId.name)}, ${quoted(invoices.invoiceCode.name)}) do nothing` +
-    ` returning ${returned({ ...invoiceReturning, companyId: invoices.companyId })}`,
+const LINE_COLUMNS = list(
+  [invoiceItems.companyId, invoiceItems.invoiceId, ...LINE_FIELDS.map(([, column]) => column)].map((column) =>
+    name(column.name),
+  ),
 );
-const LINES_HEAD = sql.raw(
-  `), lines as (insert into ${quoted(getTableName(invoiceItems))} (${LINE_COLUMNS.map((column) => quoted(column.name)).join(', ')})` +
-    ` select ${LINE_VALUES.join(', ')} from invoice cross join jsonb_to_recordset(`,
-);
-const LINES_TAIL = sql.raw(
-  `::text::jsonb) as l(${RECORDSET}) order by l."position"` +
-    ` returning ${returned({ ...itemReturning, position: invoiceItems.position })})` +
-    ` select invoice.*, (select json_agg(lines order by lines."position")::text from lines) as "lines" from invoice`,
-);
+const LINE_VALUES = list([
+  sql`invoice.${name('companyId')}`,
+  sql`invoice.${name('id')}`,
+  ...LINE_FIELDS.map(([key]) => sql`l.${name(key)}`),
+]);
+const RECORDSET = list(LINE_FIELDS.map(([key, , type]) => sql`${name(key)} ${type}`));
+const INVOICE_RETURNING = returned({ ...invoiceReturning, companyId: invoices.companyId });
+const LINES_RETURNING = returned({ ...itemReturning, position: invoiceItems.position });
 
 type RawInvoice = Omit<InvoiceRowInserted, 'createdAt' | 'updatedAt'> & {
   companyId: number;
@@ -104,14 +91,21 @@ function statementFor(keys: readonly string[]): FixedStatement {
     const columns = keys.map((key) => {
       const column = INVOICE_COLUMNS[key as keyof typeof INVOICE_COLUMNS];
       if (!column) throw new Error(`invoices has no column ${key}`);
-      return quoted(column.name);
+      return name(column.name);
     });
-    const values = sql.join(
-      keys.map((key) => sql.placeholder(key)),
-      sql`, `,
-    );
+    const values = list(keys.map((key) => sql.placeholder(key)));
+    // with invoice as (insert ... returning ...), lines as (insert ... select from invoice and the
+    // recordset, returning ...) select invoice.*, the lines as JSON. A draft code already taken:
+    // no invoice row, so no line either, and no row at all.
     statement = fixedStatement(
-      sql`with invoice as (insert into ${invoices} (${sql.raw(columns.join(', '))}) values (${values})${INVOICE_TAIL}${LINES_HEAD}${sql.placeholder(LINES)}${LINES_TAIL}`,
+      sql.join([
+        sql`with invoice as (insert into ${invoices} (${list(columns)}) values (${values})`,
+        sql` on conflict (${name(invoices.companyId.name)}, ${name(invoices.invoiceCode.name)}) do nothing`,
+        sql` returning ${INVOICE_RETURNING}), lines as (insert into ${invoiceItems} (${LINE_COLUMNS})`,
+        sql` select ${LINE_VALUES} from invoice cross join jsonb_to_recordset(${sql.placeholder(LINES)}::text::jsonb)`,
+        sql` as l(${RECORDSET}) order by l."position" returning ${LINES_RETURNING})`,
+        sql` select invoice.*, (select json_agg(lines order by lines."position")::text from lines) as "lines" from invoice`,
+      ]),
     );
     statements.set(id, statement);
   }

@@ -4,7 +4,7 @@
 // at once, keyed by its dotted path with zero-based line indexes.
 import { randomInt } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { type CompanyContext, inTransaction } from '../context.js';
+import { type CompanyContext, withTransaction } from '../context.js';
 import { visibleTo } from '../customers/repository.js';
 import type { Database } from '../db/client.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
@@ -343,7 +343,7 @@ export async function createDraftInvoice(
   input: InvoiceCreateBody,
 ): Promise<{ id: number }> {
   if (!validateBody(input)) throw bodyValidationError(validateBody.errors ?? []);
-  const invoice = await context.db.transaction((db) => writeDraftInvoice(inTransaction(context, db), input));
+  const invoice = await withTransaction(context, (tx) => writeDraftInvoice(tx, input));
   return { id: invoice.id };
 }
 

@@ -6,7 +6,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { type ActingContext, type CompanyContext, forCompany, inTransaction } from '../context.js';
 import { createCustomer } from '../customers/service.js';
-import type { Database } from '../db/client.js';
+import { type Database, runInTransaction } from '../db/client.js';
 import { companies, customers, invoices, products, stockMovements } from '../db/schema.js';
 import { createDraftInvoice } from '../invoices/service.js';
 import { Decimal } from '../money.js';
@@ -242,7 +242,7 @@ export async function createDemo(
   options: { onlyIntoEmpty?: boolean } = {},
 ): Promise<DemoResult | null> {
   const today = todayIn(acting.timeZone);
-  return acting.db.transaction(async (tx) => {
+  return runInTransaction(acting.db, async (tx) => {
     await tx.execute(sql.raw(`set local lock_timeout = '${DEMO_LOCK_WAIT}'`));
     await tx.execute(sql`select pg_advisory_xact_lock(${DEMO_LOCK_KEY}::bigint)`);
     if (options.onlyIntoEmpty) {

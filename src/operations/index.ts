@@ -8,6 +8,7 @@
 // (src/operations/audit.ts): the operation and its audit record run in one transaction, with the
 // operator (--actor or the OS user, and the command) as the actor of the context it runs in.
 import { type ActingContext, forCompany, type OperatorActor } from '../context.js';
+import { runInTransaction } from '../db/client.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../db/schema.js';
 import {
   createApiKey,
@@ -397,7 +398,7 @@ export async function executeOperation<N extends OperationName>(
       await writeAuditEntry(context.db, { actor, outcome: 'ok', target, args: raw });
       return result;
     }
-    return await context.db.transaction(async (tx) => {
+    return await runInTransaction(context.db, async (tx) => {
       const result = await operation.run({ ...context, db: tx }, parsed, setup);
       const target = targetOf(name, operation, parsed, result);
       await writeAuditEntry(tx, { actor, outcome: 'ok', target, args: raw });

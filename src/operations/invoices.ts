@@ -5,7 +5,7 @@
 // with an OperationError.
 import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type ActingContext, forCompany, inTransaction } from '../context.js';
-import type { Database } from '../db/client.js';
+import { type Database, runInTransaction } from '../db/client.js';
 import {
   accountingEntries,
   fiscalSequences,
@@ -151,7 +151,7 @@ export interface IssuedInvoice {
  * cost prices and one accounting entry is made. All in one transaction.
  */
 export async function issueInvoice(context: ActingContext, invoiceId: number): Promise<IssuedInvoice> {
-  return context.db.transaction(async (tx) => {
+  return runInTransaction(context.db, async (tx) => {
     const invoice = await lockInvoice(tx, invoiceId);
     if (invoice.status !== 'draft') {
       throw new OperationError(`invoice ${invoice.id} is ${invoice.status}: only a draft can be issued`);
@@ -237,7 +237,7 @@ export async function cancelInvoice(
   context: ActingContext,
   invoiceId: number,
 ): Promise<{ id: number; status: 'cancelled' }> {
-  return context.db.transaction(async (tx) => {
+  return runInTransaction(context.db, async (tx) => {
     const invoice = await lockInvoice(tx, invoiceId);
     if (invoice.status === 'cancelled')
       throw new OperationError(`invoice ${invoice.id} is already cancelled`);
@@ -324,7 +324,7 @@ export async function recordReceipt(context: ActingContext, input: ReceiptInput)
   const amount = parseAmount(input.amount);
   const paymentDate = input.date === undefined ? todayIn(context.timeZone) : parseDate(input.date);
   const { method, type } = methodOf(input.method);
-  return context.db.transaction(async (tx) => {
+  return runInTransaction(context.db, async (tx) => {
     const invoice = await lockInvoice(tx, input.invoiceId);
     if (invoice.status === 'draft') {
       throw new OperationError(`invoice ${invoice.id} is a draft: issue it before recording a receipt`);
@@ -407,7 +407,7 @@ export async function recordMovement(
   const amount = parseAmount(input.amount);
   const paymentDate = input.date === undefined ? todayIn(context.timeZone) : parseDate(input.date);
   await requireCompany(db, requireId(input.companyId, 'company'));
-  return db.transaction(async (tx) => {
+  return runInTransaction(db, async (tx) => {
     const code = await nextDocumentCode(tx, input.companyId, FISCAL_SERIES.movement, paymentDate);
     const [row] = await tx
       .insert(payments)

@@ -4,7 +4,7 @@
 // the model's refusals become OperationErrors here.
 import { eq, sql } from 'drizzle-orm';
 import { type ActingContext, forCompany } from '../context.js';
-import { type Database, queryRows } from '../db/client.js';
+import { type Database, queryRows, runInTransaction } from '../db/client.js';
 import { companies } from '../db/schema.js';
 import { attemptDelivery, loadDelivery, saveOutcome } from '../webhooks/deliveries.js';
 import {
@@ -179,7 +179,7 @@ async function testEndpoint(
       `the partner API of company ${endpoint.companyId} is disabled, and with it its webhooks: enable it first`,
     );
   }
-  const { eventId, deliveryId } = await db.transaction(async (tx) => {
+  const { eventId, deliveryId } = await runInTransaction(db, async (tx) => {
     const company = forCompany({ ...context, db: tx, actor: TEST_ACTOR }, endpoint.companyId);
     const data = type ? await sampleData(company, type) : pingData(endpointId);
     return recordEventForEndpoint(company, endpointId, type ?? PING_EVENT, data, PING_HOLD_MS);

@@ -18,7 +18,7 @@
 
 import { and, eq, sql } from 'drizzle-orm';
 import { type CompanyContext, inTransaction } from '../context.js';
-import type { Database } from '../db/client.js';
+import { type Database, runInTransaction } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { type ProductType, productCodeSequences, products, taxes } from '../db/schema.js';
 import { addFieldError, attachHint, type FieldErrors, validationFailed } from '../errors.js';
@@ -143,12 +143,12 @@ export async function createProduct(context: CompanyContext, input: ProductBody)
     stock: input.inventory === 'INVENTORY' ? '0' : null,
     ...posMark(),
   };
-  return db.transaction(async (tx) => {
+  return runInTransaction(db, async (tx) => {
     for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
       const productCode = formatProductCode(input.type, await nextCodeNumber(tx, companyId, input.type));
       try {
         // A savepoint, so a code already taken outside the API only costs this one insert.
-        const row = await tx.transaction(async (savepoint) => {
+        const row = await runInTransaction(tx, async (savepoint) => {
           const [inserted] = await savepoint
             .insert(products)
             .values({ ...values, productCode })
@@ -189,7 +189,7 @@ export async function updateProduct(
 ): Promise<ProductResource | null> {
   const { db, companyId } = context;
   const money = await checkOwnRules(context, input);
-  return db.transaction(async (tx) => {
+  return runInTransaction(db, async (tx) => {
     const updated = await tx
       .update(products)
       .set({

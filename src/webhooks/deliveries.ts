@@ -14,7 +14,7 @@
 // one at once; a process killed mid-attempt leaves its lease to expire, and the delivery is taken
 // again (at least once). The same statements serve PostgreSQL and PGlite.
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
-import { type Database, queryRows } from '../db/client.js';
+import { type Database, queryRows, runInTransaction } from '../db/client.js';
 import { webhookAttempts, webhookDeliveries } from '../db/schema.js';
 import { disableAfterFailures, signingSecrets } from './endpoints.js';
 import { PING_EVENT } from './event-types.js';
@@ -206,7 +206,7 @@ export async function saveOutcome(
       ? { nextAttemptAt: sql`clock_timestamp() + ${delay} * interval '1 millisecond'` }
       : { status: 'failed' as const, completedAt: sql`clock_timestamp()` };
   const exhausted = !result.succeeded && delay === null && !isPing;
-  const outcome = await db.transaction(async (tx): Promise<Outcome> => {
+  const outcome = await runInTransaction(db, async (tx): Promise<Outcome> => {
     const updated = await tx
       .update(webhookDeliveries)
       .set({

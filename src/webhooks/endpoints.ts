@@ -8,7 +8,7 @@
 // - Times are shown in the context's time zone (TZ_NAME) with their offset, like everywhere else.
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { ActingContext } from '../context.js';
-import { type Database, queryRows } from '../db/client.js';
+import { type Database, queryRows, runInTransaction } from '../db/client.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
 import {
@@ -402,7 +402,7 @@ export async function resendEvent(
   db: Database,
   publicId: string,
 ): Promise<{ event_id: string; type: string; deliveries: { endpoint_id: number; delivery_id: number }[] }> {
-  return db.transaction(async (tx) => {
+  return runInTransaction(db, async (tx) => {
     const [event] = await tx.select().from(webhookEvents).where(eq(webhookEvents.publicId, publicId));
     if (!event) throw new WebhookRefusal(`event ${publicId} does not exist`);
     const had = await tx
@@ -491,7 +491,7 @@ export async function resendWindow(
   endpointId: number,
   window: { since: Date; until: Date | null },
 ): Promise<WindowResend> {
-  return db.transaction(async (tx) => {
+  return runInTransaction(db, async (tx) => {
     const endpoint = await requireEndpoint(tx, endpointId);
     if (!endpoint.enabled) {
       throw new WebhookRefusal(`webhook endpoint ${endpointId} is disabled: enable it first`);

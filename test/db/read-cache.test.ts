@@ -2,10 +2,12 @@
 // exactly like the plain path, and a change made through any app sharing the database (or straight
 // through drizzle) is seen by the next read, also while writes race with reads. On PostgreSQL
 // there is no cache: two instances over one database always read it.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { findCustomer } from '../../src/customers/repository.js';
+import { readOnly, runInTransaction } from '../../src/db/client.js';
+import { fixedStatement, runFixed } from '../../src/db/prepared.js';
 import { readCacheOf } from '../../src/db/read-cache.js';
 import { customers } from '../../src/db/schema.js';
 import { checkConformance } from '../helpers/conformance.js';
@@ -160,5 +162,47 @@ describe(`single reads remembered on PGlite only (${testStorage()})`, () => {
         expect([`Versão ${version - 1}`, `Versão ${version}`]).toContain(name);
       }
     }
+  });
+
+  it('a write through any path makes it forget: raw SQL, a fixed statement, a transaction, a SELECT that calls a writing function', async () => {
+    const id = await createCustomer(ctx.app, tenant, 'Caminho 0');
+    await ctx.db.execute(sql`create or replace function rename_customer_for_test(customer bigint, name text)
+      returns bigint language sql as $$ update customers set name = $2 where id = $1 returning id $$`);
+    const renameFixed = fixedStatement(
+      sql`update ${customers} set name = ${sql.placeholder('name')}::text where id = ${sql.placeholder('id')}`,
+    );
+    const writes: [string, () => Promise<unknown>][] = [
+      ['raw SQL', () => ctx.db.execute(sql`update customers set name = 'Caminho 1' where id = ${id}`)],
+      ['a fixed statement', () => runFixed(ctx.db, renameFixed, { id, name: 'Caminho 2' })],
+      [
+        'a transaction',
+        () =>
+          runInTransaction(ctx.db, (tx) =>
+            tx.update(customers).set({ name: 'Caminho 3' }).where(eq(customers.id, id)),
+          ),
+      ],
+      [
+        'a SELECT calling a writing function',
+        () => ctx.db.execute(sql`select rename_customer_for_test(${id}, 'Caminho 4')`),
+      ],
+    ];
+    let expected = 'Caminho 0';
+    for (const [path, write] of writes) {
+      expect(await nameOf(ctx.app, id), path).toBe(expected);
+      expect(await nameOf(ctx.app, id), path).toBe(expected);
+      await write();
+      expected = `Caminho ${Number(expected.split(' ')[1]) + 1}`;
+      expect(await nameOf(ctx.app, id), path).toBe(expected);
+      expect(await nameOf(other, id), path).toBe(expected);
+    }
+    // Reads declared so go around the counter: a list read through readOnly(db) keeps the cache.
+    const cache = readCacheOf(ctx.db);
+    if (!cache) return;
+    await nameOf(ctx.app, id);
+    const remembered = cache.size;
+    await readOnly(ctx.db).select().from(customers).where(eq(customers.companyId, tenant.companyId));
+    await nameOf(ctx.app, id);
+    expect(cache.size).toBe(remembered);
+    await expect(runInTransaction(readOnly(ctx.db), async () => 1)).rejects.toThrow('readOnly');
   });
 });

@@ -23,9 +23,7 @@ export function idArg(raw: RawArgs, key: string, label = key): number {
   const id = typeof text === 'string' ? idFromText(text.trim()) : null;
   if (id === null) {
     throw new ArgumentError(
-      text === undefined || text === ''
-        ? `${label} is required`
-        : `${label} must be a positive integer id, got "${String(text)}"`,
+      text === undefined || text === '' ? `${label} is required` : `${label} must be a positive integer id`,
     );
   }
   return id;

@@ -34,13 +34,13 @@ describe('ids', () => {
     [' 42 ', 42],
     [42, 42],
     ['2147483647', 2_147_483_647],
-    ['0', 'company must be a positive integer id, got "0"'],
-    ['-1', 'company must be a positive integer id, got "-1"'],
-    ['1.5', 'company must be a positive integer id, got "1.5"'],
-    ['1e3', 'company must be a positive integer id, got "1e3"'],
-    ['007', 'company must be a positive integer id, got "007"'],
-    ['2147483648', 'company must be a positive integer id, got "2147483648"'],
-    ['abc', 'company must be a positive integer id, got "abc"'],
+    ['0', 'company must be a positive integer id'],
+    ['-1', 'company must be a positive integer id'],
+    ['1.5', 'company must be a positive integer id'],
+    ['1e3', 'company must be a positive integer id'],
+    ['007', 'company must be a positive integer id'],
+    ['2147483648', 'company must be a positive integer id'],
+    ['abc', 'company must be a positive integer id'],
     ['', 'company is required'],
     [undefined, 'company is required'],
   ];
@@ -52,10 +52,10 @@ describe('ids', () => {
   it('an optional id is undefined when not given, and read by the same grammar when given', () => {
     expect(optionalCompany({})).toBeUndefined();
     expect(outcome(() => optionalCompany({ company: 'x' }))).toEqual({
-      refused: 'company must be a positive integer id, got "x"',
+      refused: 'company must be a positive integer id',
     });
     expect(outcome(() => idArg({ id: 'x' }, 'id', 'key id'))).toEqual({
-      refused: 'key id must be a positive integer id, got "x"',
+      refused: 'key id must be a positive integer id',
     });
   });
 });
@@ -156,7 +156,7 @@ describe('every command reads them alike', () => {
       ],
     ],
     [
-      'company must be a positive integer id, got "x"',
+      'company must be a positive integer id',
       [
         ['audit', '--company', 'x'],
         ['requests', 'list', '--company', 'x'],

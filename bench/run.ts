@@ -118,11 +118,11 @@ function readOptions(): RunOptions & { fresh: boolean; tool?: string; strict: bo
   };
 }
 
-/** The commit measured, marked when the work tree had changes besides bench/README.md. */
+/** The commit measured, marked when the work tree had changes to anything but pages (*.md). */
 function codeVersion(): string {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();
   try {
-    const changed = git('status', '--porcelain', '--', '.', ':(exclude)bench/README.md') !== '';
+    const changed = git('status', '--porcelain', '--', '.', ':(exclude)*.md') !== '';
     return `${git('rev-parse', '--short', 'HEAD')}${changed ? ' with uncommitted changes' : ''}`;
   } catch {
     return 'unknown (not a git checkout)';

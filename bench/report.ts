@@ -22,6 +22,8 @@ export interface RunMeta {
   date: string;
   machine: Machine;
   tool: string;
+  /** How the API server under test was configured (startApiServer). */
+  server: string;
   settings: Record<string, unknown>;
   dataset: Record<string, unknown>;
 }
@@ -74,6 +76,7 @@ export function describeMachine(meta: RunMeta): string {
     `Date: ${meta.date}`,
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB RAM, ${machine.os}`,
     `Node ${machine.node}; ${machine.postgres}; load generator: ${meta.tool}`,
+    `API server: ${meta.server}`,
     `Data set: ${JSON.stringify(meta.dataset)}`,
     `Settings: ${JSON.stringify(meta.settings)}`,
   ].join('\n');

@@ -1,7 +1,7 @@
 // `npm run bench`: the measuring harness of the performance issue. See the README, "Performance".
 // Builds or reuses the data set, starts the API (PostgreSQL, then PGlite) and the bare
 // node:http + pg yardstick, runs the case groups, prints one table and writes
-// bench/results/latest.json.
+// bench/results/latest.json and the page of the latest run, bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { parseOptions, positiveInteger } from '../scripts/lib/args.js';
@@ -22,12 +22,13 @@ import { DEFAULT_INVOICES } from './dataset/sizes.js';
 import { closeConnections } from './lib/http.js';
 import { createKey, invoicing } from './lib/invoicing-cli.js';
 import { describeMachine } from './lib/machine.js';
-import { ensureDir, resultsDir } from './lib/paths.js';
+import { benchDir, ensureDir, resultsDir } from './lib/paths.js';
 import { queryRows, withClient } from './lib/postgres.js';
 import { readMemory, sampleRss } from './lib/rss.js';
-import { startApiServer, startBareServer } from './lib/servers.js';
+import { describeApiServer, startApiServer, startBareServer } from './lib/servers.js';
 import { chooseLoadTool } from './load/index.js';
 import { READ_GOALS } from './read-goals.js';
+import { writeBenchReadme } from './readme.js';
 import { describeMachine as describeRun, Report, type RunMeta } from './report.js';
 
 const GROUPS = [
@@ -115,6 +116,17 @@ function readOptions(): RunOptions & { fresh: boolean; tool?: string; strict: bo
     tool: text('tool'),
     strict: Boolean(values.strict),
   };
+}
+
+/** The commit measured, marked when the work tree had changes to anything but pages (*.md). */
+function codeVersion(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();
+  try {
+    const changed = git('status', '--porcelain', '--', '.', ':(exclude)*.md') !== '';
+    return `${git('rev-parse', '--short', 'HEAD')}${changed ? ' with uncommitted changes' : ''}`;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
 }
 
 /** Leftovers of bench/explain.ts (auto_explain settings) would slow every request: removed. */
@@ -210,6 +222,7 @@ async function main(): Promise<number> {
     date: new Date().toISOString(),
     machine: await describeMachine(dataset.url),
     tool: `${tool.name} (-t${options.threads} -c${options.connections}, ${options.rounds} rounds of ${options.seconds} s)`,
+    server: describeApiServer(),
     settings: {
       ...options,
       groups: [...options.groups],
@@ -222,8 +235,14 @@ async function main(): Promise<number> {
     },
   };
   report.writeJson(`${resultsDir}/latest.json`, meta);
+  writeBenchReadme(`${benchDir}README.md`, report, meta, {
+    command: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(
+      ' ',
+    ),
+    commit: codeVersion(),
+  });
   log(
-    `\n${report.table()}\n\n${report.summaryLine()}\n${describeRun(meta)}\nWritten: bench/results/latest.json`,
+    `\n${report.table()}\n\n${report.summaryLine()}\n${describeRun(meta)}\nWritten: bench/results/latest.json, bench/README.md`,
   );
   return options.strict && report.rows.some((row) => row.pass === false) ? 1 : 0;
 }

@@ -68,6 +68,12 @@ async function start(
   }
 }
 
+/** The settings of the API server under test, as the bench's pages state them. */
+export function describeApiServer(): string {
+  const redis = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  return `the compiled build (dist/), LOG_LEVEL=info (a request line each), rate limits counted in Redis (${redis}) with limits no request reaches, NODE_OPTIONS=${SERVER_NODE_OPTIONS}, compression on`;
+}
+
 /**
  * The API as operators run it: request logging at LOG_LEVEL=info (to `logFile`), rate limits in
  * Redis (REDIS_URL, default the local one) with generous values, production's NODE_OPTIONS.

@@ -6,7 +6,7 @@
 // and usage errors load no database code.
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
-import type { RawArgs } from '../operations/define.js';
+import type { RawArgs } from '../operations/arguments.js';
 import type { OperationName, OperationResult } from '../operations/index.js';
 
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;

@@ -397,7 +397,8 @@ export const COMMANDS: readonly Command[] = [
     usage: '[--company ID] [--since DATE] [--limit N]',
     help: [
       '  --company ID   only what concerns this company',
-      `  --since DATE   from this day (YYYY-MM-DD, midnight in TZ_NAME) or moment (2026-11-22T09:30:00+02:00)`,
+      '  --since DATE   from a day YYYY-MM-DD (midnight in TZ_NAME), a moment 2026-11-22T09:30:00+02:00,',
+      '                 or a time ago: 30m, 6h, 2d',
       '  --limit N      the latest N entries (default 100, at most 1000), oldest first',
       '',
       'Every command that changes something writes one entry in the same transaction as the change',

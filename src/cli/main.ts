@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config-error.js';
 import { describeDatabaseError } from '../db/errors.js';
-import type { RawArgs } from '../operations/define.js';
+import type { RawArgs } from '../operations/arguments.js';
 import { ArgumentError, OperationError } from '../operations/errors.js';
 import type { OperationName } from '../operations/index.js';
 import { AdminServerFailure } from './admin-socket.js';

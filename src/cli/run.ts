@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { storageTargetOf } from '../db/target.js';
-import type { RawArgs } from '../operations/define.js';
+import type { RawArgs } from '../operations/arguments.js';
 import { OperationError } from '../operations/errors.js';
 import type { OperationName, OperationResult } from '../operations/index.js';
 import { callAdminServer, NoServer } from './admin-socket.js';

@@ -5,11 +5,12 @@
 // or failed command is recorded too, after its rollback. Secrets never enter it: the arguments are
 // recorded without any whose name suggests a secret, and results (which may hold a new API key)
 // never are. `bin/invoicing audit` reads it.
-import { and, desc, eq, gte, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, type SQL } from 'drizzle-orm';
 import type { ActingContext, OperatorActor } from '../context.js';
 import type { Database } from '../db/client.js';
 import { type AuditOutcome, apiKeys, auditLog, invoices } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
+import { atOrAfter, type Moment } from './arguments.js';
 
 /** Argument names whose values are never recorded. */
 const SECRET_NAME = /secret|password|token|^key$|api_?key/i;
@@ -73,15 +74,8 @@ export interface AuditEntry {
 
 export interface AuditQuery {
   companyId?: number;
-  /** A calendar date (from its midnight in the context's time zone) or an ISO 8601 timestamp. */
-  since?: string;
+  since?: Moment;
   limit: number;
-}
-
-function sinceCondition(since: string, timeZone: string): SQL {
-  return /^\d{4}-\d{2}-\d{2}$/.test(since)
-    ? sql`${auditLog.at} >= (${since}::date::timestamp at time zone ${timeZone})`
-    : gte(auditLog.at, new Date(since));
 }
 
 /** The newest `limit` entries that match, oldest first. */
@@ -89,7 +83,7 @@ export async function listAuditEntries(context: ActingContext, query: AuditQuery
   const { db, timeZone } = context;
   const conditions: SQL[] = [];
   if (query.companyId !== undefined) conditions.push(eq(auditLog.companyId, query.companyId));
-  if (query.since !== undefined) conditions.push(sinceCondition(query.since, timeZone));
+  if (query.since !== undefined) conditions.push(atOrAfter(auditLog.at, query.since, timeZone));
   const rows = await db
     .select()
     .from(auditLog)

@@ -1,18 +1,18 @@
-// The one shape of an operator operation, and the one set of argument readers every operation uses
-// (webhooks included). Arguments arrive raw: the command line's strings, or the same values as
-// JSON over the admin socket; a reader accepts both. An argument of the wrong form is an
-// ArgumentError (a usage error: exit status 2); a refusal of a well-formed request is an
-// OperationError (exit status 1). The table of operations is src/operations/index.ts.
+// The one shape of an operator operation, and the argument readers every operation uses besides
+// those of ids, durations and moments (src/operations/arguments.ts). Arguments arrive raw: the
+// command line's strings, or the same values as JSON over the admin socket; a reader accepts both.
+// An argument of the wrong form is an ArgumentError (a usage error: exit status 2); a refusal of a
+// well-formed request is an OperationError (exit status 1). The table of operations is
+// src/operations/index.ts.
 import type { WebhookConfig } from '../config.js';
 import type { ActingContext } from '../context.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { Decimal, moneyFromText } from '../money.js';
-import { idFromText, isCalendarDate } from '../values.js';
+import { isCalendarDate } from '../values.js';
 import { parseScopes } from './api-keys.js';
+import { type RawArgs, textOf } from './arguments.js';
 import type { AuditTarget } from './audit.js';
 import { ArgumentError } from './errors.js';
-
-export type RawArgs = Record<string, unknown>;
 
 /** What operations run with besides their context, given by the edge (the command line or `serve`). */
 export interface OperationSetup {
@@ -50,26 +50,6 @@ export function define<A, R>(operation: Operation<A, R>): Operation<A, R> {
 }
 
 // ---- argument readers: the command line's strings and the socket's JSON alike ----
-
-/** A number given as JSON reads like its text on the command line. */
-function textOf(value: unknown): unknown {
-  return typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
-}
-
-export function idArg(raw: RawArgs, key: string, label = key): number {
-  const text = textOf(raw[key]);
-  const id = typeof text === 'string' ? idFromText(text.trim()) : null;
-  if (id === null) {
-    throw new ArgumentError(
-      text === undefined || text === '' ? `${label} is required` : `${label} must be a positive integer id`,
-    );
-  }
-  return id;
-}
-
-export function optionalId(raw: RawArgs, key: string, label = key): number | undefined {
-  return raw[key] === undefined ? undefined : idArg(raw, key, label);
-}
 
 export function textArg(raw: RawArgs, key: string, label = key): string {
   const value = raw[key];
@@ -163,63 +143,4 @@ export function rateArg(raw: RawArgs): string {
   const rate = new Decimal(text.trim());
   if (rate.gt(100) || rate.decimalPlaces() > 4) throw new ArgumentError(problem);
   return text.trim();
-}
-
-/** A calendar date YYYY-MM-DD or an ISO 8601 timestamp with its offset. */
-export function sinceArg(raw: RawArgs): string | undefined {
-  const value = raw.since;
-  if (value === undefined) return undefined;
-  const valid =
-    typeof value === 'string' &&
-    (isCalendarDate(value) ||
-      (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
-        !Number.isNaN(Date.parse(value))));
-  if (!valid) {
-    throw new ArgumentError('since must be a date YYYY-MM-DD or a timestamp like 2026-11-22T09:30:00+02:00');
-  }
-  return value;
-}
-
-/**
- * A moment given by the operator: a calendar date YYYY-MM-DD (its midnight in TZ_NAME, resolved
- * when the operation runs), an ISO 8601 timestamp with its offset, or a time ago (`30m`, `6h`,
- * `2d`).
- */
-export type Moment = { date: string } | { at: Date };
-
-export function optionalMoment(raw: RawArgs, key: string): Moment | undefined {
-  const value = raw[key];
-  if (value === undefined) return undefined;
-  const text = typeof value === 'string' ? value.trim() : '';
-  if (isCalendarDate(text)) return { date: text };
-  if (
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) &&
-    !Number.isNaN(Date.parse(text))
-  ) {
-    return { at: new Date(text) };
-  }
-  const ago = /^(\d{1,5})(m|h|d)$/.exec(text);
-  if (ago) {
-    const unitMs = { m: 60_000, h: 3_600_000, d: 86_400_000 }[ago[2] as 'm' | 'h' | 'd'];
-    return { at: new Date(Date.now() - Number(ago[1]) * unitMs) };
-  }
-  throw new ArgumentError(
-    `${key} must be a date YYYY-MM-DD, a timestamp like 2026-11-22T09:30:00+02:00, or a time ago like 30m, 6h, 2d`,
-  );
-}
-
-const DURATION_UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration such as `90s`, `30m`, `24h` or `7d`, in milliseconds, at most `maxMs`; undefined when not given. */
-export function optionalDuration(raw: RawArgs, key: string, maxMs: number): number | undefined {
-  const text = textOf(raw[key]);
-  if (text === undefined) return undefined;
-  const match = typeof text === 'string' ? /^([0-9]{1,6})([smhd])$/.exec(text.trim()) : null;
-  const ms = match ? Number(match[1]) * (DURATION_UNITS_MS[match[2] as string] as number) : Number.NaN;
-  if (!(ms <= maxMs)) {
-    throw new ArgumentError(
-      `${key} must be a duration such as 30m, 24h or 7d, at most ${maxMs / 86_400_000} days, got "${String(text)}"`,
-    );
-  }
-  return ms;
 }

@@ -20,6 +20,14 @@ import {
   revokeApiKey,
   rollApiKey,
 } from './api-keys.js';
+import {
+  companyArg,
+  idArg,
+  optionalCompany,
+  optionalDuration,
+  optionalMoment,
+  type RawArgs,
+} from './arguments.js';
 import { type AuditTarget, listAuditEntries, writeAuditEntry } from './audit.js';
 import { backupOperations } from './backup.js';
 import { createCompany, listCompanies, requireCompany, setPartnerApi } from './companies.js';
@@ -28,19 +36,14 @@ import {
   choice,
   define,
   flag,
-  idArg,
   limitArg,
   type Operation,
   type OperationSetup,
   optionalDate,
-  optionalDuration,
-  optionalId,
   optionalInteger,
   optionalText,
-  type RawArgs,
   rateArg,
   scopesArg,
-  sinceArg,
   textArg,
 } from './define.js';
 import { deprecationOperations } from './deprecations.js';
@@ -115,7 +118,7 @@ export const operations = {
 
   'keys.create': define({
     parse: (raw) => ({
-      companyId: idArg(raw, 'company', 'company'),
+      companyId: companyArg(raw),
       mode: choice<KeyMode>(raw, 'mode', ['live', 'test']),
       scopes: scopesArg(raw),
       days: optionalInteger(raw, 'days', 1, MAX_KEY_DAYS),
@@ -125,7 +128,7 @@ export const operations = {
   }),
   'keys.list': define({
     reads: true,
-    parse: (raw) => ({ companyId: idArg(raw, 'company', 'company') }),
+    parse: (raw) => ({ companyId: companyArg(raw) }),
     run: async (context, args) => {
       await requireCompany(context.db, args.companyId);
       return { company_id: args.companyId, keys: await listApiKeys(context, args.companyId) };
@@ -148,7 +151,7 @@ export const operations = {
 
   'taxes.create': define({
     parse: (raw) => {
-      const companyId = optionalId(raw, 'company', 'company');
+      const companyId = optionalCompany(raw);
       const global = flag(raw, 'global');
       if ((companyId === undefined) === !global) {
         throw new ArgumentError('give exactly one of --company ID or --global');
@@ -160,7 +163,7 @@ export const operations = {
   }),
   'taxes.list': define({
     reads: true,
-    parse: (raw) => ({ companyId: idArg(raw, 'company', 'company') }),
+    parse: (raw) => ({ companyId: companyArg(raw) }),
     run: ({ db }, args) => listTaxes(db, args.companyId),
   }),
 
@@ -188,7 +191,7 @@ export const operations = {
   }),
   'customers.list': define({
     reads: true,
-    parse: (raw) => ({ companyId: idArg(raw, 'company', 'company'), limit: limitArg(raw, 100) }),
+    parse: (raw) => ({ companyId: companyArg(raw), limit: limitArg(raw, 100) }),
     run: async ({ db }, args) => {
       await requireCompany(db, args.companyId);
       return { company_id: args.companyId, customers: await lookUpCustomers(db, args) };
@@ -198,7 +201,7 @@ export const operations = {
   'invoices.list': define({
     reads: true,
     parse: (raw) => ({
-      companyId: idArg(raw, 'company', 'company'),
+      companyId: companyArg(raw),
       status: choice<InvoiceStatus>(raw, 'status', INVOICE_STATUSES),
       limit: limitArg(raw, 50),
     }),
@@ -237,7 +240,7 @@ export const operations = {
       const kind = choice(raw, 'kind', MOVEMENT_KINDS);
       if (!kind) throw new ArgumentError(`kind is required: ${MOVEMENT_KINDS.join(' or ')}`);
       return {
-        companyId: idArg(raw, 'company', 'company'),
+        companyId: companyArg(raw),
         kind,
         amount: amountArg(raw, 'amount'),
         date: optionalDate(raw, 'date'),
@@ -249,7 +252,7 @@ export const operations = {
 
   'pos.pending': define({
     reads: true,
-    parse: (raw) => ({ companyId: idArg(raw, 'company', 'company') }),
+    parse: (raw) => ({ companyId: companyArg(raw) }),
     run: async (context, args) => {
       await requireCompany(context.db, args.companyId);
       return {
@@ -271,8 +274,8 @@ export const operations = {
   'audit.list': define({
     reads: true,
     parse: (raw) => ({
-      companyId: optionalId(raw, 'company', 'company'),
-      since: sinceArg(raw),
+      companyId: optionalCompany(raw),
+      since: optionalMoment(raw, 'since'),
       limit: limitArg(raw, 100),
     }),
     run: async (context, args) => ({ entries: await listAuditEntries(context, args) }),

@@ -10,8 +10,9 @@ import {
   LOCK_COUNTED_TABLES,
   refillCounter,
 } from '../db/list-counts.js';
+import { optionalCompany } from './arguments.js';
 import { requireCompany } from './companies.js';
-import { define, optionalId } from './define.js';
+import { define } from './define.js';
 
 /** At most this many differences are listed; `difference_count` counts them all. */
 export const MAX_LISTED_DIFFERENCES = 200;
@@ -57,14 +58,14 @@ export interface RebuildResult {
 export const listCounterOperations = {
   'lists.verify': define({
     reads: true,
-    parse: (raw) => ({ companyId: optionalId(raw, 'company', 'company') }),
+    parse: (raw) => ({ companyId: optionalCompany(raw) }),
     run: async ({ db }, args) => {
       if (args.companyId !== undefined) await requireCompany(db, args.companyId);
       return verify(db, args.companyId);
     },
   }),
   'lists.rebuild': define({
-    parse: (raw) => ({ companyId: optionalId(raw, 'company', 'company') }),
+    parse: (raw) => ({ companyId: optionalCompany(raw) }),
     // In the operation's transaction, under the lock of 0010's backfill: writes wait (reads go
     // on) until it commits, so a write is either in the rows counted here or counted by its
     // trigger after, never both, never neither.

@@ -17,7 +17,17 @@ import {
   webhookEvents,
 } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
-import { define, idArg, limitArg, optionalId, type RawArgs, sinceArg } from './define.js';
+import {
+  atOrAfter,
+  companyArg,
+  idArg,
+  type Moment,
+  optionalId,
+  optionalMoment,
+  type RawArgs,
+} from './arguments.js';
+import { requireCompany } from './companies.js';
+import { define, limitArg } from './define.js';
 import { ArgumentError, OperationError } from './errors.js';
 
 const MINUTE_MS = 60_000;
@@ -81,8 +91,7 @@ export interface RequestQuery {
   companyId: number;
   apiKeyId?: number;
   status?: StatusFilter;
-  /** Epoch milliseconds, or a calendar date (from its midnight in the context's time zone). */
-  since?: number | string;
+  since?: Moment;
   /** The stored template (routeTemplate). */
   route?: string;
   limit: number;
@@ -98,10 +107,7 @@ export async function listRequests(context: ActingContext, query: RequestQuery):
     const from = query.status.class * 100;
     conditions.push(gte(requestLog.status, from), lte(requestLog.status, from + 99));
   }
-  if (typeof query.since === 'number') conditions.push(gte(requestLog.at, new Date(query.since)));
-  if (typeof query.since === 'string') {
-    conditions.push(sql`${requestLog.at} >= (${query.since}::date::timestamp at time zone ${timeZone})`);
-  }
+  if (query.since !== undefined) conditions.push(atOrAfter(requestLog.at, query.since, timeZone));
   if (query.route !== undefined) conditions.push(eq(requestLog.route, query.route));
   const rows = await db
     .select()
@@ -383,22 +389,6 @@ function statusArg(raw: RawArgs): StatusFilter | undefined {
   );
 }
 
-const AGO_UNITS_MS: Record<string, number> = { m: MINUTE_MS, h: 60 * MINUTE_MS, d: 24 * 60 * MINUTE_MS };
-
-/** `--since 1h` (30m, 2d: that long ago), a day YYYY-MM-DD or a moment with its offset. */
-function requestsSinceArg(raw: RawArgs): number | string | undefined {
-  const ago = typeof raw.since === 'string' ? /^([0-9]{1,5})([mhd])$/.exec(raw.since.trim()) : null;
-  if (ago) return Date.now() - Number(ago[1]) * (AGO_UNITS_MS[ago[2] as string] as number);
-  try {
-    const since = sinceArg(raw);
-    return since === undefined || /^\d{4}-\d{2}-\d{2}$/.test(since) ? since : Date.parse(since);
-  } catch {
-    throw new ArgumentError(
-      'since must be a duration such as 30m, 1h or 2d, a date YYYY-MM-DD or a moment like 2026-11-22T09:30:00+02:00',
-    );
-  }
-}
-
 function routeArg(raw: RawArgs): string | undefined {
   const value = raw.route;
   if (value === undefined) return undefined;
@@ -423,19 +413,15 @@ export const requestOperations = {
   'requests.list': define({
     reads: true,
     parse: (raw) => ({
-      companyId: idArg(raw, 'company', 'company'),
+      companyId: companyArg(raw),
       apiKeyId: optionalId(raw, 'key', 'key'),
       status: statusArg(raw),
-      since: requestsSinceArg(raw),
+      since: optionalMoment(raw, 'since'),
       route: routeArg(raw),
       limit: limitArg(raw, 50),
     }),
     run: async (context, args) => {
-      const [company] = await context.db
-        .select({ id: companies.id })
-        .from(companies)
-        .where(eq(companies.id, args.companyId));
-      if (!company) throw new OperationError(`company ${args.companyId} does not exist`);
+      await requireCompany(context.db, args.companyId);
       return { company_id: args.companyId, requests: await listRequests(context, args) };
     },
   }),

@@ -24,20 +24,9 @@ import { EVENT_TYPES, type EventType, isEventType, PING_EVENT } from '../webhook
 import { pingData, recordEventForEndpoint } from '../webhooks/events.js';
 import { UnsafeUrl } from '../webhooks/url-safety.js';
 import { wakeLocalWorkers } from '../webhooks/worker.js';
+import { companyArg, idArg, type Moment, optionalId, optionalMoment, type RawArgs } from './arguments.js';
 import { requireCompany } from './companies.js';
-import {
-  define,
-  flag,
-  idArg,
-  limitArg,
-  listArg,
-  type Moment,
-  type OperationSetup,
-  optionalId,
-  optionalMoment,
-  type RawArgs,
-  textArg,
-} from './define.js';
+import { define, flag, limitArg, listArg, type OperationSetup, textArg } from './define.js';
 import { ArgumentError, OperationError } from './errors.js';
 import { sampleData } from './webhook-samples.js';
 
@@ -203,7 +192,7 @@ async function testEndpoint(
 
 export const webhookOperations = {
   'webhooks.create': define({
-    parse: (raw) => ({ companyId: idArg(raw, 'company'), url: urlArg(raw), events: eventsArg(raw) }),
+    parse: (raw) => ({ companyId: companyArg(raw), url: urlArg(raw), events: eventsArg(raw) }),
     run: async (context, args, setup) => {
       await requireCompany(context.db, args.companyId);
       return refusing(setup, () => createEndpoint(context, args, setup.webhooks));
@@ -211,7 +200,7 @@ export const webhookOperations = {
   }),
   'webhooks.list': define({
     reads: true,
-    parse: (raw) => ({ companyId: idArg(raw, 'company') }),
+    parse: (raw) => ({ companyId: companyArg(raw) }),
     run: async (context, args) => {
       await requireCompany(context.db, args.companyId);
       return { company_id: args.companyId, endpoints: await listEndpoints(context, args.companyId) };

@@ -723,6 +723,8 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
         2,
       ],
       [['pos', 'pending', '--company', '999999'], /^error: company 999999 does not exist\n$/, 1],
+      // The request log's list checks its company the way every other command does.
+      [['requests', 'list', '--company', '999999'], /^error: company 999999 does not exist\n$/, 1],
     ];
     // Two through the real executable, the rest in this process (same main(), faster).
     const results = await Promise.all(

@@ -4,6 +4,7 @@
 import { and, getTableName, inArray, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Static, TSchema } from 'typebox';
+import { readOnly } from './client.js';
 import {
   activeFilters,
   type DeclaredList,
@@ -93,19 +94,21 @@ export function readList<S extends TSchema, T extends { id: number }, R>(
   query: Static<S>,
   page: PageRequest,
 ): Promise<Page<T>> {
-  const request = new ListRequest(list, context, activeFilters(list, query as object));
+  // Declared reads: on the embedded PGlite a list does not make the read cache check again.
+  const reading: ListContext = { ...context, db: readOnly(context.db) };
+  const request = new ListRequest(list, reading, activeFilters(list, query as object));
   const order = orderByOf(
     query as { sort?: string; order?: SortOrder },
     list.sorts,
     list.id,
     list.defaultOrder,
   );
-  return paginate(context, page, {
+  return paginate(reading, page, {
     key: request.key,
     order,
     rowsAfterTotal: list.shortListsByFilter && request.active.some(({ declared }) => declared.filter.range),
     rows: async (limit, offset, after, total) =>
-      list.resources(context, await pageRows(request, list, { order, limit, offset, after, total })),
+      list.resources(reading, await pageRows(request, list, { order, limit, offset, after, total })),
     total: (version) => listTotal(request, version),
   });
 }

@@ -35,6 +35,7 @@ function versionQuery(companyId: number): SQL {
 const DATA_VERSION_OF = fixedStatement(
   sql`select coalesce(sum(${dataVersions.version}), 0)::text as "version" from ${dataVersions}
     where ${dataVersions.companyId} in (${sql.placeholder('companyId')}::integer, 0)`,
+  { read: true },
 );
 
 /** The version a company's lists are read at now (one prepared statement: every list reads it). */

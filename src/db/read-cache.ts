@@ -86,6 +86,8 @@ export interface ReadCache {
    */
   read<Row>(key: string, load: () => Promise<Row[]>): Promise<Row[]>;
   readonly size: number;
+  /** How many times the state of data_versions was read: once after every possible write. */
+  readonly checks: number;
 }
 
 /**
@@ -102,11 +104,13 @@ export function createReadCache(
   let knownEpoch = -1;
   let versions: string | null = null;
   let reading: Promise<void> | null = null;
+  let checks = 0;
 
   /** Brings `versions` to the current epoch; false when writes kept it from being read quietly. */
   const refresh = async (): Promise<boolean> => {
     if (!reading) {
       const epoch = tracker.epoch;
+      checks++;
       reading = readVersions()
         .then((now) => {
           if (tracker.inFlight !== 0 || tracker.epoch !== epoch) return;
@@ -135,6 +139,9 @@ export function createReadCache(
     },
     get size() {
       return entries.size;
+    },
+    get checks() {
+      return checks;
     },
   };
 }

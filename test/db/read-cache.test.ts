@@ -200,9 +200,27 @@ describe(`single reads remembered on PGlite only (${testStorage()})`, () => {
     if (!cache) return;
     await nameOf(ctx.app, id);
     const remembered = cache.size;
+    const checks = cache.checks;
     await readOnly(ctx.db).select().from(customers).where(eq(customers.companyId, tenant.companyId));
+    // The lists of the API are declared reads too (src/db/list-engine.ts), /ping's total with them.
+    for (const path of [
+      '/customers?per_page=5',
+      '/customers?search=caminho',
+      '/products',
+      '/invoices',
+      '/payments',
+      '/ping',
+    ]) {
+      const res = await api(ctx.app, 'GET', path, { key: tenant.key });
+      expect(res.statusCode, res.body).toBe(200);
+    }
     await nameOf(ctx.app, id);
     expect(cache.size).toBe(remembered);
+    expect(cache.checks, 'a read made the cache check data_versions again').toBe(checks);
+    // ...while an undeclared one counts as a possible write: the next single read checks again.
+    await ctx.db.select().from(customers).where(eq(customers.companyId, tenant.companyId));
+    await nameOf(ctx.app, id);
+    expect(cache.checks).toBe(checks + 1);
     await expect(runInTransaction(readOnly(ctx.db), async () => 1)).rejects.toThrow('readOnly');
   });
 });

@@ -195,32 +195,48 @@ describe(`single reads remembered on PGlite only (${testStorage()})`, () => {
       expect(await nameOf(ctx.app, id), path).toBe(expected);
       expect(await nameOf(other, id), path).toBe(expected);
     }
-    // Reads declared so go around the counter: a list read through readOnly(db) keeps the cache.
+    // Reads declared so go around the counter: a list read through readOnly(db) keeps the cache,
+    // and so do the lists of the API (src/db/list-engine.ts) and /ping's total. Seen on an instance
+    // that keeps no request log (its batched inserts are writes), once the others' logs are written.
     const cache = readCacheOf(ctx.db);
     if (!cache) return;
-    await nameOf(ctx.app, id);
-    const remembered = cache.size;
-    const checks = cache.checks;
-    await readOnly(ctx.db).select().from(customers).where(eq(customers.companyId, tenant.companyId));
-    // The lists of the API are declared reads too (src/db/list-engine.ts), /ping's total with them.
-    for (const path of [
-      '/customers?per_page=5',
-      '/customers?search=caminho',
-      '/products',
-      '/invoices',
-      '/payments',
-      '/ping',
-    ]) {
-      const res = await api(ctx.app, 'GET', path, { key: tenant.key });
-      expect(res.statusCode, res.body).toBe(200);
+    const unlogged = await buildApp({
+      config: { ...ctx.config, requestLog: false },
+      database: ctx.database.handle,
+      logger: false,
+    });
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const before = cache.checks;
+        await nameOf(unlogged, id);
+        if (cache.checks === before) break;
+        expect(attempt, 'the request logs kept writing').toBeLessThan(40);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      const remembered = cache.size;
+      const checks = cache.checks;
+      await readOnly(ctx.db).select().from(customers).where(eq(customers.companyId, tenant.companyId));
+      for (const path of [
+        '/customers?per_page=5',
+        '/customers?search=caminho',
+        '/products',
+        '/invoices',
+        '/payments',
+        '/ping',
+      ]) {
+        const res = await api(unlogged, 'GET', path, { key: tenant.key });
+        expect(res.statusCode, res.body).toBe(200);
+      }
+      await nameOf(unlogged, id);
+      expect(cache.size).toBe(remembered);
+      expect(cache.checks, 'a declared read made the cache check data_versions again').toBe(checks);
+      // ...while an undeclared one counts as a possible write: the next single read checks again.
+      await ctx.db.select().from(customers).where(eq(customers.companyId, tenant.companyId));
+      await nameOf(unlogged, id);
+      expect(cache.checks).toBe(checks + 1);
+    } finally {
+      await unlogged.close();
     }
-    await nameOf(ctx.app, id);
-    expect(cache.size).toBe(remembered);
-    expect(cache.checks, 'a read made the cache check data_versions again').toBe(checks);
-    // ...while an undeclared one counts as a possible write: the next single read checks again.
-    await ctx.db.select().from(customers).where(eq(customers.companyId, tenant.companyId));
-    await nameOf(ctx.app, id);
-    expect(cache.checks).toBe(checks + 1);
     await expect(runInTransaction(readOnly(ctx.db), async () => 1)).rejects.toThrow('readOnly');
   });
 });

@@ -54,6 +54,7 @@ export default defineConfig({
             'test/clients/kit/pack.test.ts',
             'test/clients/kit/pack-without-python.test.ts',
             'test/clients/kit/install.test.ts',
+            'test/clients/kit/sdk-first-request.test.ts',
           ],
         },
       },

@@ -2,6 +2,8 @@
 // copies it while the server runs and writes go on; `restore` refuses a running server's directory
 // and a non-empty one (unless --force), and the restored directory serves the same data through
 // the API. PostgreSQL: the README's pg_dump / pg_restore recipe, restored into a new database.
+// A backup and a restore run the real bin/invoicing; the refusals and the repeated commands run
+// main() in this process (the same command line, one at a time).
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,7 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { apiCall, cliJson, runCli, type ServeProcess, startServe } from '../helpers/cli.js';
+import {
+  apiCall,
+  cliJson,
+  commandJson,
+  runInProcess,
+  type ServeProcess,
+  startServe,
+} from '../helpers/cli.js';
 import {
   createEmptyPostgresDatabase,
   createTestDatabase,
@@ -70,16 +79,16 @@ describe(`backups (${testStorage()})`, () => {
       expect(after.status).toBe(201);
 
       // Never under a running server's feet, never over a database unless told to.
-      const busy = await runCli(['restore', file, '--json'], original);
+      const busy = await runInProcess(['restore', file, '--json'], original);
       expect(busy.code).toBe(1);
       expect(JSON.parse(busy.stderr).error.message).toMatch(
         /in use by the server \(pid \d+\): stop it first/,
       );
       expect(await server.stop()).toBe(0);
-      const occupied = await runCli(['restore', file], original);
+      const occupied = await runInProcess(['restore', file], original);
       expect(occupied.code).toBe(1);
       expect(occupied.stderr).toContain('is not empty');
-      const notACopy = await runCli(['restore', join(work, 'data', 'invoicing.lock')], {
+      const notACopy = await runInProcess(['restore', join(work, 'data', 'invoicing.lock')], {
         DATA_DIR: join(work, 'x'),
       });
       expect(notACopy.code).toBe(1);
@@ -93,7 +102,7 @@ describe(`backups (${testStorage()})`, () => {
       expect(result).toMatchObject({ companies: 1, moved_aside: null });
       // issue 30: the next step it prints starts the server on that DATA_DIR, not the usual one.
       const elsewhere = join(work, 'restored elsewhere');
-      const text = await runCli(['restore', file], { DATA_DIR: elsewhere });
+      const text = await runInProcess(['restore', file], { DATA_DIR: elsewhere });
       expect(text.code, text.stderr).toBe(0);
       expect(text.stdout).toContain(`Start the server on it: DATA_DIR='${elsewhere}' bin/invoicing serve\n`);
       const second = await serve(restored);
@@ -111,8 +120,8 @@ describe(`backups (${testStorage()})`, () => {
 
       // With no server, backup opens the directory itself; --force keeps the replaced database aside.
       const again = join(work, 'copies', 'again.tar.gz');
-      await cliJson(['backup', again], restored);
-      const forced = await cliJson<{ moved_aside: string }>(['restore', again, '--force'], original);
+      await commandJson(['backup', again], restored);
+      const forced = await commandJson<{ moved_aside: string }>(['restore', again, '--force'], original);
       expect(existsSync(join(forced.moved_aside, 'PG_VERSION'))).toBe(true);
       expect(readdirSync(join(work, 'data'))).toContain('PG_VERSION');
       expect(readdirSync(forced.moved_aside)).not.toContain('invoicing.lock');
@@ -143,7 +152,7 @@ describe(`backups (${testStorage()})`, () => {
       const originals = await Promise.all(reads.map((path) => apiCall(server.apiBaseUrl, key, path)));
 
       // backup is for the embedded database only, and says what to use instead.
-      const refused = await runCli(['backup', join(tmpdir(), 'never.tar.gz')], { DATABASE_URL: url });
+      const refused = await runInProcess(['backup', join(tmpdir(), 'never.tar.gz')], { DATABASE_URL: url });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('pg_dump');
 

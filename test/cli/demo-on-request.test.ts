@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   apiCall,
   type CliStorage,
-  cliJson,
+  commandJson,
   createCliStorage,
   PROCESS_TEST_TIMEOUT_MS,
   type ServeProcess,
@@ -31,9 +31,17 @@ describe(`the demo company only when asked for (${testStorage()})`, {
     }
   });
 
-  /** A first start on a new database (PGlite: a DATA_DIR that does not exist yet). */
-  async function firstStart(env: Record<string, string>, args: string[]): Promise<ServeProcess> {
-    const storage = await createCliStorage({ migrated: false });
+  /**
+   * A first start on a database with no company: a new one (PGlite: a DATA_DIR that does not exist
+   * yet), or on PGlite `migrated`, a copy of a migrated one (the cluster's creation is
+   * test/cli/start.test.ts's).
+   */
+  async function firstStart(
+    env: Record<string, string>,
+    args: string[],
+    options: { migrated?: boolean } = {},
+  ): Promise<ServeProcess> {
+    const storage = await createCliStorage({ migrated: options.migrated === true && testStorage() === 'pglite' });
     const entry: { storage: CliStorage; server?: ServeProcess } = { storage };
     started.push(entry);
     entry.server = await startServe({ ...storage.env, ...env }, { json: false, args });
@@ -42,7 +50,9 @@ describe(`the demo company only when asked for (${testStorage()})`, {
 
   async function companiesOf(server: ServeProcess): Promise<unknown[]> {
     const storage = started.find((entry) => entry.server === server)?.storage as CliStorage;
-    return (await cliJson<{ companies: unknown[] }>(['companies', 'list'], storage.env)).companies;
+    // Through the running server's socket, from this process (the command line's own process is
+    // tested in test/cli/commands.test.ts).
+    return (await commandJson<{ companies: unknown[] }>(['companies', 'list'], storage.env)).companies;
   }
 
   function expectHowToCreate(banner: string) {
@@ -63,7 +73,7 @@ describe(`the demo company only when asked for (${testStorage()})`, {
   });
 
   it(`${RULE}: never with NODE_ENV=production, even with --demo (or npm start)`, async () => {
-    const server = await firstStart({ NODE_ENV: 'production' }, ['--demo']);
+    const server = await firstStart({ NODE_ENV: 'production' }, ['--demo'], { migrated: true });
     expectHowToCreate(server.stdout());
     expect(server.stdout()).toContain('NODE_ENV=production: --demo ignored');
     expect(await companiesOf(server)).toEqual([]);
@@ -72,7 +82,7 @@ describe(`the demo company only when asked for (${testStorage()})`, {
   it(`${RULE}: the quick start (npm start, as package.json runs it) makes the demo and prints a working curl`, async () => {
     const [program, script, command, ...args] = (PACKAGE.scripts.start as string).split(' ');
     expect([program, script, command]).toEqual(['node', 'bin/invoicing', 'serve']);
-    const server = await firstStart({}, args);
+    const server = await firstStart({}, args, { migrated: true });
     const banner = server.stdout();
     expect(banner).toContain('First start: demo company');
     const curl = /curl -H "Authorization: Bearer (svc_sk_live_[^"]+)" (\S+)/.exec(banner);

@@ -1,5 +1,6 @@
 // `migrate`, `demo` and the first start of `serve` on a fresh database, through the real
-// bin/invoicing; the demo's keys must read every resource of the API.
+// bin/invoicing (the repeated commands, and the refusal before migrating, run main() in this
+// process); the demo's keys must read every resource of the API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   apiCall,
@@ -7,7 +8,7 @@ import {
   cliJson,
   createCliStorage,
   PROCESS_TEST_TIMEOUT_MS,
-  runCli,
+  runInProcess,
   type ServeProcess,
   startServe,
 } from '../helpers/cli.js';
@@ -39,7 +40,7 @@ describe(`demo on a fresh database (${testStorage()})`, { timeout: PROCESS_TEST_
 
   it('migrate applies the migrations (and says so again when there is nothing to do)', async () => {
     if (storage.kind === 'postgres') {
-      const before = await runCli(['companies', 'list'], storage.env);
+      const before = await runInProcess(['companies', 'list'], storage.env);
       expect(before.code).toBe(1);
       expect(before.stderr).toMatch(/^error: the database has no tables yet: run bin\/invoicing migrate/);
     }
@@ -79,11 +80,11 @@ describe(`demo on a fresh database (${testStorage()})`, { timeout: PROCESS_TEST_
     expect(demo.api_base_url).toMatch(/\/api\/v1\/partner$/);
 
     // Nothing left to migrate (in PGlite mode this now runs inside the server, through its socket).
-    const again = await runCli(['migrate'], storage.env);
+    const again = await runInProcess(['migrate'], storage.env);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/^Migrations applied: .* is up to date\.\n$/);
 
-    const text = await runCli(['demo'], storage.env);
+    const text = await runInProcess(['demo'], storage.env);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/live key \(all scopes\): svc_sk_live_\w+/);
     expect(text.stdout).toMatch(/test key \(read only\): +svc_sk_test_\w+/);

@@ -1,6 +1,8 @@
 // A start that never loses keys: `serve` checks its ports and the whole configuration before it
 // creates anything (no database, no demo company, no keys nobody sees), and says exactly what is
 // wrong. A DATA_DIR is created only when it does not exist (loudly), never among other files.
+// One refusal of each kind runs the real bin/invoicing (the port in use, a database that does not
+// exist); the other variants run main() in this process, the same command line without a process.
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
@@ -13,6 +15,7 @@ import {
   createCliStorage,
   PROCESS_TEST_TIMEOUT_MS,
   runCli,
+  runInProcess,
   startServe,
 } from '../helpers/cli.js';
 import { testStorage } from '../helpers/database.js';
@@ -71,7 +74,10 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
   });
 
   it('the operations port in use', async () => {
-    const result = await runCli([...serveArgs(), '--json'], { ...storage.env, OPS_PORT: String(busy.port) });
+    const result = await runInProcess([...serveArgs(), '--json'], {
+      ...storage.env,
+      OPS_PORT: String(busy.port),
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(JSON.parse(result.stderr)).toEqual({
@@ -85,12 +91,12 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
   });
 
   it('a bad variable: says which and what it must be', async () => {
-    const result = await runCli(serveArgs(), { ...storage.env, LOG_LEVEL: 'verbose' });
+    const result = await runInProcess(serveArgs(), { ...storage.env, LOG_LEVEL: 'verbose' });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'error: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"\n',
     );
-    const several = await runCli(serveArgs(), {
+    const several = await runInProcess(serveArgs(), {
       ...storage.env,
       TZ_NAME: 'Mars/Olympus',
       RATE_LIMIT_KEY_PER_DAY: '0',
@@ -98,10 +104,10 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
     expect(several.code).toBe(1);
     expect(several.stderr).toBe('error: RATE_LIMIT_KEY_PER_DAY must be a positive integer, got "0"\n');
     // issue 30: the docs on the API's port would answer every doc_url with a 404.
-    const docs = await runCli(serveArgs(), { ...storage.env, PORT: '3001', DOCS_PORT: '3001' });
+    const docs = await runInProcess(serveArgs(), { ...storage.env, PORT: '3001', DOCS_PORT: '3001' });
     expect(docs.code).toBe(1);
     expect(docs.stderr).toMatch(/^error: DOCS_PORT tem de ser diferente de PORT \(ambos 3001\)/);
-    const zone = await runCli(serveArgs(), { ...storage.env, TZ_NAME: 'Mars/Olympus' });
+    const zone = await runInProcess(serveArgs(), { ...storage.env, TZ_NAME: 'Mars/Olympus' });
     expect(zone.stderr).toBe('error: TZ_NAME is not a known time zone, got "Mars/Olympus"\n');
     await expectNothingCreated();
   });
@@ -124,7 +130,7 @@ describe.runIf(testStorage() === 'pglite')(
 
     it('a mistyped path (its parent does not exist) is refused', async () => {
       const dataDir = join(dir, 'srv', 'invocing', 'data');
-      const result = await runCli(['serve'], { DATA_DIR: dataDir });
+      const result = await runInProcess(['serve'], { DATA_DIR: dataDir });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
         /^error: DATA_DIR .* does not exist, nor does its parent .*: is DATA_DIR mistyped\?/,
@@ -136,7 +142,7 @@ describe.runIf(testStorage() === 'pglite')(
       const dataDir = join(dir, 'home');
       await mkdir(dataDir);
       await writeFile(join(dataDir, 'notes.txt'), 'not a database');
-      const result = await runCli(['serve'], { DATA_DIR: dataDir });
+      const result = await runInProcess(['serve'], { DATA_DIR: dataDir });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
         /holds other files but no embedded database: refusing to create one there/,
@@ -146,14 +152,14 @@ describe.runIf(testStorage() === 'pglite')(
 
     it('a command that only reads never creates one; one that writes creates it and says so', async () => {
       const dataDir = join(dir, 'fresh-for-commands');
-      const read = await runCli(['companies', 'list'], { DATA_DIR: dataDir });
+      const read = await runInProcess(['companies', 'list'], { DATA_DIR: dataDir });
       expect(read.code).toBe(1);
       expect(read.stderr).toMatch(
         /^error: there is no embedded database in .*fresh-for-commands \(DATA_DIR does not exist\)/,
       );
       expect(existsSync(dataDir)).toBe(false);
 
-      const write = await runCli(['companies', 'create', '--name', 'Primeira', '--json'], {
+      const write = await runInProcess(['companies', 'create', '--name', 'Primeira', '--json'], {
         DATA_DIR: dataDir,
       });
       expect(write.code).toBe(0);
@@ -161,7 +167,7 @@ describe.runIf(testStorage() === 'pglite')(
       expect(write.stderr).toContain(
         `!!! DATA_DIR ${dataDir} did not exist: created it with a NEW, EMPTY embedded database`,
       );
-      const again = await runCli(['companies', 'list', '--json'], { DATA_DIR: dataDir });
+      const again = await runInProcess(['companies', 'list', '--json'], { DATA_DIR: dataDir });
       expect(again.stderr).toBe('');
       expect(JSON.parse(again.stdout).companies).toHaveLength(1);
     });
@@ -192,8 +198,11 @@ describe.runIf(testStorage() === 'postgres')(
       const url = new URL(TEST_DATABASE_URL);
       url.password = 's3cret';
       url.pathname = '/nao_existe_issue30';
-      for (const args of [['companies', 'list'], ['serve']]) {
-        const result = await runCli(args, { DATABASE_URL: url.toString() });
+      for (const [args, run] of [
+        [['companies', 'list'], runInProcess],
+        [['serve'], runCli],
+      ] as const) {
+        const result = await run(args, { DATABASE_URL: url.toString() });
         expect(result.code, args.join(' ')).toBe(1);
         expect(result.stderr).toBe(
           'error: database error: the database does not exist: "nao_existe_issue30" (create it, or fix DATABASE_URL) (run again with --debug for details)\n',

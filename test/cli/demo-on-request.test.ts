@@ -41,7 +41,9 @@ describe(`the demo company only when asked for (${testStorage()})`, {
     args: string[],
     options: { migrated?: boolean } = {},
   ): Promise<ServeProcess> {
-    const storage = await createCliStorage({ migrated: options.migrated === true && testStorage() === 'pglite' });
+    const storage = await createCliStorage({
+      migrated: options.migrated === true && testStorage() === 'pglite',
+    });
     const entry: { storage: CliStorage; server?: ServeProcess } = { storage };
     started.push(entry);
     entry.server = await startServe({ ...storage.env, ...env }, { json: false, args });

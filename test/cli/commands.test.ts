@@ -208,7 +208,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
     expect(text.stdout).toMatch(/key: +svc_sk_live_/);
     expect(text.stdout).toContain('shown only this once');
 
-    const listed = await runCli(['keys', 'list', '--company', String(company.id), '--json'], env);
+    const listed = await runInProcess(['keys', 'list', '--company', String(company.id), '--json'], env);
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(key.key);
     expect(listed.stdout).not.toContain(test.key);
@@ -266,7 +266,7 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('partner_api_disabled');
 
-    const text = await runCli(['companies', 'enable-api', String(company.id)], env);
+    const text = await runInProcess(['companies', 'enable-api', String(company.id)], env);
     expect(text.stdout).toContain(`Partner API enabled for company ${company.id}`);
     expect((await apiCall(server.apiBaseUrl, key.key, '/customers')).status).toBe(200);
   });

@@ -83,7 +83,7 @@ describe(`operator command line additions (${testStorage()})`, { timeout: PROCES
     const ids = all.invoices.map((i) => i.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a)); // newest first
 
-    const text = await runCli(['invoices', 'list', '--company', company, '--status', 'draft'], env);
+    const text = await runInProcess(['invoices', 'list', '--company', company, '--status', 'draft'], env);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/ID +CODE +STATUS +DATE +CUSTOMER +TOTAL +TO PAY/);
     const first = drafts.invoices[0];
@@ -141,7 +141,7 @@ describe(`operator command line additions (${testStorage()})`, { timeout: PROCES
     );
     expect(after.keys.find((k) => k.id === created.id)).toMatchObject({ status: 'revoked', days_left: null });
 
-    const text = await runCli(['keys', 'list', '--company', company], env);
+    const text = await runInProcess(['keys', 'list', '--company', company], env);
     expect(text.stdout).toMatch(/DAYS LEFT +EXPIRES +LAST USED/);
     expect(text.stdout).toMatch(/ 365 +\d{4}-\d{2}-\d{2}T[\d:.]+\+09:00 +- /);
   });
@@ -196,7 +196,7 @@ describe(`operator command line additions (${testStorage()})`, { timeout: PROCES
       expect(json.stdout).toBe('');
       expect(JSON.parse(json.stderr).error).toMatchObject({ kind: 'usage', exit_status: 2 });
     }
-    const refused = await runCli(['invoices', 'list', '--company', '999999', '--json'], env);
+    const refused = await runInProcess(['invoices', 'list', '--company', '999999', '--json'], env);
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stderr)).toEqual({
       error: { kind: 'refused', message: 'company 999999 does not exist', exit_status: 1 },

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/helpers/sequencer.js';
 
 // Projects:
 // - `unit`: files named `*.unit.test.ts`, which use no test database (no helpers/database,
@@ -66,6 +67,8 @@ export default defineConfig({
     // Hooks start servers and databases: waits for conditions, bounded, slower on a loaded machine.
     hookTimeout: 240_000,
     globalSetup: ['./test/helpers/global-setup.ts'],
+    // Longest first, also in a fresh clone that has no durations of an earlier run.
+    sequence: { sequencer: LongestFirst },
     exclude: EXCLUDED,
     projects: [
       { extends: true, test: { name: 'unit', isolate: false, include: [UNIT], exclude: EXCLUDED } },

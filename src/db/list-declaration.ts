@@ -5,7 +5,7 @@
 import { and, type Column, getTableColumns, or, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Static, TSchema } from 'typebox';
-import type { Database } from './client.js';
+import { type Database, readOnly } from './client.js';
 import type { ListFilter } from './list-filters.js';
 import { type ListMemory, listKeyOf } from './list-memory.js';
 import type { SortOrder } from './lists.js';
@@ -16,6 +16,14 @@ export interface ListContext {
   companyId: number;
   timeZone: string;
   lists?: ListMemory | undefined;
+}
+
+/**
+ * The context a list reads through: its statements declared reads (`readOnly`), so that on the
+ * embedded PGlite a list does not make the read cache check data_versions again.
+ */
+export function readingContext(context: ListContext): ListContext {
+  return { ...context, db: readOnly(context.db) };
 }
 
 /** A select of the rows a list shows, made `$dynamic()`: the engine adds the page's where, order and cut. */

@@ -4,13 +4,13 @@
 import { and, getTableName, inArray, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Static, TSchema } from 'typebox';
-import { readOnly } from './client.js';
 import {
   activeFilters,
   type DeclaredList,
   type List,
   type ListContext,
   ListRequest,
+  readingContext,
 } from './list-declaration.js';
 import { listTotal } from './list-totals.js';
 import {
@@ -94,8 +94,7 @@ export function readList<S extends TSchema, T extends { id: number }, R>(
   query: Static<S>,
   page: PageRequest,
 ): Promise<Page<T>> {
-  // Declared reads: on the embedded PGlite a list does not make the read cache check again.
-  const reading: ListContext = { ...context, db: readOnly(context.db) };
+  const reading = readingContext(context);
   const request = new ListRequest(list, reading, activeFilters(list, query as object));
   const order = orderByOf(
     query as { sort?: string; order?: SortOrder },

@@ -1,9 +1,14 @@
 // Where the total of a list comes from: `listTotal`, the one rule, and the SQL of each source.
 import { and, type Column, count, getTableColumns, getTableName, gt, gte, lt, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
-import { readOnly } from './client.js';
 import { changedSinceCount, counterSum } from './list-counts.js';
-import { type AnyList, activeFilters, type ListContext, ListRequest } from './list-declaration.js';
+import {
+  type AnyList,
+  activeFilters,
+  type ListContext,
+  ListRequest,
+  readingContext,
+} from './list-declaration.js';
 import { exactTotal, readDataVersion } from './list-memory.js';
 
 /**
@@ -19,7 +24,7 @@ export function listTotal(request: ListRequest, version: string | null): Promise
 
 /** The exact total of a list now (`/ping`'s customers_visible: the unfiltered customers list). */
 export async function totalOf(context: ListContext, list: AnyList, query: object): Promise<number> {
-  const reading: ListContext = { ...context, db: readOnly(context.db) };
+  const reading = readingContext(context);
   const version = reading.lists ? await readDataVersion(reading.db, reading.companyId) : null;
   return listTotal(new ListRequest(list, reading, activeFilters(list, query)), version);
 }

@@ -29,6 +29,7 @@ import {
   type HttpConnection,
   type HttpMcpProcess,
   type McpConnection,
+  mcpCommand,
   startHttpMcp,
   Transcript,
 } from '../helpers/mcp.js';
@@ -668,7 +669,7 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
     const revoked = `svc_sk_live_${'y'.repeat(40)}`;
     keys.push(revoked);
     // The API server runs in this process: the child is awaited, never waited for synchronously.
-    const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'clients/mcp/src/cli.ts'], {
+    const run = await promisify(execFile)(process.execPath, await mcpCommand(), {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', PARTNER_API_KEY: revoked, PARTNER_API_URL: server.baseUrl },
       timeout: 30_000,

@@ -8,9 +8,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
+import { bundled } from './bundle.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = ['--import', 'tsx', 'clients/mcp/src/cli.ts'];
+/** The MCP server's command line from its sources (bundled: test/helpers/bundle.ts). */
+export async function mcpCommand(): Promise<string[]> {
+  return [await bundled('clients/mcp/src/cli.ts')];
+}
 
 export const DATA_OPEN = '<partner-api-data>';
 export const DATA_CLOSE = '</partner-api-data>';
@@ -53,7 +57,7 @@ export async function connectStdio(
 ): Promise<McpConnection> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...CLI, ...(options.args ?? [])],
+    args: [...(await mcpCommand()), ...(options.args ?? [])],
     cwd: ROOT,
     env: { ...baseEnv(), PARTNER_API_KEY: options.key, PARTNER_API_URL: options.baseUrl },
     stderr: 'pipe',
@@ -82,7 +86,7 @@ export async function startHttpMcp(
   options: { baseUrl: string; args?: string[]; env?: Record<string, string> },
   transcript: Transcript,
 ): Promise<HttpMcpProcess> {
-  const child = spawn(process.execPath, [...CLI, '--http', '0', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(await mcpCommand()), '--http', '0', ...(options.args ?? [])], {
     cwd: ROOT,
     env: { ...baseEnv(), PARTNER_API_URL: options.baseUrl, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,6 +13,7 @@ import { OfflineQueue, PartnerApi } from '../../../clients/typescript/src/index.
 import type { JournalRecord } from '../../../clients/typescript/src/offline/entries.js';
 import { decodeRecords } from '../../../clients/typescript/src/offline/journal.js';
 import { customers } from '../../../src/db/schema.js';
+import { bundled } from '../../helpers/bundle.js';
 import { type ListeningApp, RecordingProxy, startListeningApp } from '../../helpers/client-server.js';
 import { createTenant, type Tenant } from '../../helpers/context.js';
 import { invoicesByReference, storeDirectory } from './fixtures.js';
@@ -27,8 +28,11 @@ interface Run {
   stderr(): string;
 }
 
+/** till.ts bundled (test/helpers/bundle.ts): it is started dozens of times. */
+let till: string;
+
 function startTill(plan: object): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/clients/offline/till.ts'], {
+  const child = spawn(process.execPath, [till], {
     cwd: ROOT,
     env: { ...process.env, TILL_PLAN: JSON.stringify(plan) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,6 +73,7 @@ describe('TypeScript client: the offline queue killed with SIGKILL at random poi
   let store: { path: string; remove(): Promise<void> };
 
   beforeAll(async () => {
+    till = await bundled('test/clients/offline/till.ts');
     server = await startListeningApp();
     tenant = await createTenant(server.db, { name: 'Caixa Que Cai, Lda' });
     productId = (

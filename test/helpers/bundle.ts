@@ -34,6 +34,8 @@ export function bundled(entry: string): Promise<string> {
       format: 'esm',
       target: 'node20',
       logLevel: 'silent',
+      // The repository's paths (@invoicing/partner-api is the TypeScript client's sources), as tsx reads them.
+      tsconfig: join(ROOT, 'tsconfig.json'),
       // Packages written as CommonJS call require(): give the bundle one.
       banner: {
         js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",

@@ -3,6 +3,7 @@
 // Portuguese and in English, name this server. The stamp of an earlier pack is removed first, so
 // the pack happens here whatever ran before. In the `packages` project: packing builds the clients
 // in place, one packer at a time.
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,9 +44,18 @@ describe('/sdk/ of a server started in a checkout', () => {
       expect(lines.join('\n'), lang).toContain(`npm install -g ${docsUrl}sdk/invoicing-partner-mcp-`);
       expect(lines.join('\n'), lang).toContain('composer init');
     }
-    // Every package the page names is served, as its checksum says.
-    const sums = await (await fetch(`${docsUrl}sdk/SHA256SUMS`)).text();
-    expect(sums.trim().split('\n').length).toBeGreaterThanOrEqual(4);
+    // Every package the checksums name is served, byte for byte as its checksum says.
+    const sums = (await (await fetch(`${docsUrl}sdk/SHA256SUMS`)).text()).trim().split('\n');
+    expect(sums.length).toBeGreaterThanOrEqual(4);
+    for (const line of sums) {
+      const [sum, name] = line.split(/\s+/);
+      const served = await fetch(`${docsUrl}sdk/${name}`);
+      expect(served.status, name).toBe(200);
+      const digest = createHash('sha256')
+        .update(Buffer.from(await served.arrayBuffer()))
+        .digest('hex');
+      expect(digest, name).toBe(sum);
+    }
     expect(await readFile(join(SDK_DIST, SDK_STAMP), 'utf8')).not.toBe('');
   }, 360_000);
 });

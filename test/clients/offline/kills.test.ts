@@ -85,13 +85,9 @@ describe('TypeScript client: the offline queue killed with SIGKILL at random poi
       })
     ).id;
     proxy = await RecordingProxy.start(server.origin);
-    // One answer to a write in four is lost on the way back (the server has committed), the first
-    // one always: a loaded machine may let only a few writes through the proxy before the kills.
-    let posts = 0;
+    // One answer to a write in four is lost on the way back (the server has committed).
     proxy.plan = (request) =>
-      request.method === 'POST' && (posts++ === 0 || Math.random() < 0.25)
-        ? { kind: 'lose-response' }
-        : { kind: 'forward' };
+      request.method === 'POST' && Math.random() < 0.25 ? { kind: 'lose-response' } : { kind: 'forward' };
     store = await storeDirectory();
   });
   afterAll(async () => {
@@ -149,9 +145,10 @@ describe('TypeScript client: the offline queue killed with SIGKILL at random poi
     const returned = new Set<string>();
     const killedAt: string[] = [];
     const lostSoFar = () => proxy.requests.some((r) => r.action === 'lose-response');
-    // The kills go on until one answer, at least, was lost on the way.
+    // The kills go on until one answer, at least, was lost on the way (a loaded machine may let
+    // only a few writes through the proxy in the first runs); past the bound, the test fails.
     for (let run = 0; killedAt.length < KILLS || !lostSoFar(); run++) {
-      expect(run).toBeLessThan(KILLS * 4);
+      expect(run, 'runs without an answer lost, or without a kill').toBeLessThan(KILLS * 4);
       const till = startTill({
         path: store.path,
         baseUrl: proxy.baseUrl,
@@ -225,7 +222,6 @@ describe('TypeScript client: the offline queue killed with SIGKILL at random poi
         expect(row!.customerId).toBe(customer.id);
       }
       const lost = proxy.requests.filter((r) => r.action === 'lose-response').length;
-      expect(lost).toBeGreaterThan(0);
       console.info(
         `offline queue kills: ${enqueued.length} entries (${sales.length} sales), ${killedAt.length} kills ` +
           `(${killedAt.filter((a) => a === 'flushing').length} in flush), ${lost} answers lost, ` +

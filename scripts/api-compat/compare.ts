@@ -32,7 +32,6 @@ export interface CompareOptions {
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 const EVENT_TYPE_FIELD = /^\$\.components\.schemas\.[A-Za-z]+Event\.properties\.type$/;
 
-/** Bounds whose smaller value is stricter, and those whose larger value is. */
 /** OpenAPI 3.1's defaults of a parameter's `style`, per location. */
 const STYLE_DEFAULTS: Record<string, string> = {
   query: 'form',
@@ -50,6 +49,7 @@ const CONSTRAINTS = [
   'unevaluatedItems',
 ] as const;
 
+/** Bounds whose smaller value is stricter, and those whose larger value is. */
 const UPPER_BOUNDS = ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'maxProperties'];
 const LOWER_BOUNDS = ['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'minProperties'];
 
@@ -538,6 +538,10 @@ class Comparison {
       // branch that lets a new type through.
       if (direction === 'request')
         this.report(at, `new ${key} of ${headParts.length} schemas: what was accepted may now be refused`);
+      return;
+    }
+    if (headParts.length === 0 && (direction === 'request' || key !== 'allOf')) {
+      // A request's alternatives lifted accept more; a response's are judged by its types above.
       return;
     }
     if (baseParts.length !== headParts.length) {

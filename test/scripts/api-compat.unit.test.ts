@@ -747,6 +747,11 @@ const ADDITIVE: [string, (doc: Doc) => void, ((doc: Doc) => void)?][] = [
     },
   ],
   [
+    'goal 5: a request anyOf lifted',
+    (d) => delete schemas(d).CustomerCreate.anyOf,
+    (d) => (schemas(d).CustomerCreate.anyOf = [{ required: ['nuit'] }, { required: ['email'] }]),
+  ],
+  [
     'goal 5: a request constraint lifted',
     (d) => {
       delete schemas(d).CustomerCreate.dependentRequired;

@@ -300,7 +300,13 @@ class Comparison {
         if (!headHeaders.has(name.toLowerCase())) this.report(headerPath, `response header ${name} removed`);
         else if (header.required && !otherHeader.required)
           this.report(headerPath, `response header ${name} is no longer always sent`);
-        else this.schema(header.schema, otherHeader.schema, child(headerPath, 'schema'), 'response');
+        else {
+          // A header's value is written as `style: simple`; `explode` says how an object in it is.
+          const label = `response header ${name}`;
+          const asHeader = (value: Node) => ({ ...value, in: 'header' });
+          this.serialization(asHeader(header), asHeader(otherHeader), headerPath, label, 'response');
+          this.schema(header.schema, otherHeader.schema, child(headerPath, 'schema'), 'response');
+        }
       }
       this.content(node(response.content), node(other.content), child(at, 'content'), 'response');
       if (Number(status) >= 400) this.errorCodes(response, other, at);

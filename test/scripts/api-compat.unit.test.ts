@@ -551,6 +551,16 @@ const BREAKING: [string, (doc: Doc) => void, [string, string][], ((doc: Doc) => 
     (d) => (query(d, '/customers', 'search').allowReserved = true),
   ],
   [
+    'goal 5: response header explode changed',
+    (d) => (ok200(d).headers.RateLimit.explode = true),
+    [
+      [
+        "$.paths['/customers'].get.responses['200'].headers.RateLimit",
+        'response header RateLimit explode changed from false to true',
+      ],
+    ],
+  ],
+  [
     'goal 5: response field loses its type',
     (d) => delete schemas(d).Customer.properties.name.type,
     [

@@ -7,6 +7,10 @@
 // more permissive, what the partner RECEIVES (responses, their headers, webhook deliveries) may only
 // get more precise. Everything documentary (descriptions, summaries, examples of success bodies,
 // tags, code samples) is ignored; new routes, new webhooks and new optional inputs are additive.
+// Generated clients feel more than the JSON Schema's set of accepted values: a parameter's
+// serialization (style, explode, allowReserved), a parameter declared for the whole path, a
+// schema losing its type (a typed field becomes `unknown`), and any keyword that only constrains
+// (anyOf, oneOf, not, if/then, dependentRequired, patternProperties...) appearing on what they send.
 
 /** A JSON value of the document. */
 type Node = Record<string, unknown>;
@@ -27,6 +31,23 @@ export interface CompareOptions {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 const EVENT_TYPE_FIELD = /^\$\.components\.schemas\.[A-Za-z]+Event\.properties\.type$/;
+
+/** OpenAPI 3.1's defaults of a parameter's `style`, per location. */
+const STYLE_DEFAULTS: Record<string, string> = {
+  query: 'form',
+  path: 'simple',
+  header: 'simple',
+  cookie: 'form',
+};
+
+/** Keywords that can only refuse values: new on a request, or gone from a response, is breaking. */
+const CONSTRAINTS = [
+  'not',
+  'propertyNames',
+  'contains',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+] as const;
 
 /** Bounds whose smaller value is stricter, and those whose larger value is. */
 const UPPER_BOUNDS = ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'maxProperties'];
@@ -60,9 +81,11 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function typesOf(schema: Node): string[] | undefined {
-  if (schema.type === undefined) return undefined;
-  return Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
 }
 
 function accepts(types: string[], type: string): boolean {
@@ -84,6 +107,26 @@ class Comparison {
     if (this.seen.has(key)) return;
     this.seen.add(key);
     this.findings.push({ path, message });
+  }
+
+  /**
+   * The JSON types a schema allows, as a generated client types it: its `type`, else the union of
+   * its anyOf/oneOf branches' types (when every branch has one), else its constant's or enum's.
+   * `undefined`: untyped, any value.
+   */
+  private typesOf(doc: Node, value: unknown, depth = 0): string[] | undefined {
+    const [schema] = this.resolve(doc, value, '');
+    if (schema.type !== undefined)
+      return Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+    for (const key of ['anyOf', 'oneOf'] as const) {
+      const branches = list(schema[key]);
+      if (branches.length === 0 || depth > 8) continue;
+      const types = branches.map((branch) => this.typesOf(doc, branch, depth + 1));
+      if (types.every((each) => each !== undefined)) return [...new Set(types.flat())];
+    }
+    if ('const' in schema) return [jsonType(schema.const)];
+    if (Array.isArray(schema.enum) && schema.enum.length > 0) return [...new Set(schema.enum.map(jsonType))];
+    return undefined;
   }
 
   /** Follows a local `$ref` (once per level); the path becomes the component's own. */
@@ -126,54 +169,92 @@ class Comparison {
     const headItems = node(this.head[section]);
     for (const [name, item] of Object.entries(node(this.base[section]))) {
       const itemPath = child(`$.${section}`, name);
+      const headItem = node(headItems[name]);
       for (const method of METHODS) {
         const operation = node(item)[method];
         if (!isNode(operation)) continue;
         const path = child(itemPath, method);
-        const other = node(headItems[name])[method];
-        if (!isNode(other)) this.report(path, `${what} removed: ${method.toUpperCase()} ${name}`);
-        else this.operation(operation, other, path, sends);
+        const other = headItem[method];
+        if (!isNode(other)) {
+          this.report(path, `${what} removed: ${method.toUpperCase()} ${name}`);
+          continue;
+        }
+        if (!same(operation.security, other.security))
+          this.report(child(path, 'security'), 'security changed');
+        this.parameters(
+          this.parametersOf(this.base, node(item), operation, itemPath, path),
+          this.parametersOf(this.head, headItem, other, itemPath, path),
+          sends,
+        );
+        this.requestBody(operation.requestBody, other.requestBody, child(path, 'requestBody'), sends);
+        if (sends === 'request')
+          this.responses(node(operation.responses), node(other.responses), child(path, 'responses'));
       }
     }
   }
 
-  private operation(base: Node, head: Node, path: string, sends: Direction): void {
-    if (!same(base.security, head.security)) this.report(child(path, 'security'), 'security changed');
-    this.parameters(base, head, path, sends);
-    this.requestBody(base.requestBody, head.requestBody, child(path, 'requestBody'), sends);
-    if (sends === 'request')
-      this.responses(node(base.responses), node(head.responses), child(path, 'responses'));
+  /**
+   * An operation's parameters as a client sees them: those of its path item (shared by every
+   * method) with the operation's own replacing any of the same name and location. Each keeps
+   * where it is declared (`at`, its component's path for a `$ref`) and the list it is part of.
+   */
+  private parametersOf(doc: Node, item: Node, operation: Node, itemPath: string, path: string) {
+    const parameters = new Map<string, { parameter: Node; at: string; list: string }>();
+    for (const [owner, ownerPath] of [
+      [item, itemPath],
+      [operation, path],
+    ] as const) {
+      const listPath = child(ownerPath, 'parameters');
+      list(owner.parameters).forEach((value, index) => {
+        const [parameter, at] = this.resolve(doc, value, child(listPath, index));
+        const name = String(parameter.name);
+        const key = `${parameter.in}:${parameter.in === 'header' ? name.toLowerCase() : name}`;
+        parameters.set(key, { parameter, at, list: listPath });
+      });
+    }
+    return parameters;
   }
 
-  private parameters(base: Node, head: Node, path: string, direction: Direction): void {
-    const keyOf = (parameter: Node) =>
-      `${parameter.in}:${parameter.in === 'header' ? String(parameter.name).toLowerCase() : parameter.name}`;
-    const headParameters = new Map(
-      list(head.parameters).map((value) => {
-        const [parameter] = this.resolve(this.head, value, '');
-        return [keyOf(parameter), parameter] as const;
-      }),
-    );
-    const baseKeys = new Set<string>();
-    list(base.parameters).forEach((value, index) => {
-      const [parameter, at] = this.resolve(this.base, value, child(child(path, 'parameters'), index));
-      const key = keyOf(parameter);
-      baseKeys.add(key);
-      const other = headParameters.get(key);
+  private parameters(
+    base: ReturnType<Comparison['parametersOf']>,
+    head: ReturnType<Comparison['parametersOf']>,
+    direction: Direction,
+  ): void {
+    for (const [key, { parameter, at }] of base) {
+      const other = head.get(key)?.parameter;
       const label = `${parameter.in} parameter '${parameter.name}'`;
       if (!other) {
         this.report(at, `${label} removed`);
-        return;
+        continue;
       }
       if (direction === 'request' && !parameter.required && other.required)
         this.report(at, `${label} became required`);
       if (direction === 'response' && parameter.required && !other.required)
         this.report(at, `${label} is no longer always sent`);
+      this.serialization(parameter, other, at, label, direction);
       this.schema(parameter.schema, other.schema, child(at, 'schema'), direction);
-    });
-    for (const [key, parameter] of headParameters)
-      if (!baseKeys.has(key) && direction === 'request' && parameter.required)
-        this.report(child(path, 'parameters'), `new required ${parameter.in} parameter '${parameter.name}'`);
+      if (isNode(parameter.content))
+        this.content(parameter.content, node(other.content), child(at, 'content'), direction);
+    }
+    for (const [key, { parameter, list: at }] of head)
+      if (!base.has(key) && direction === 'request' && parameter.required)
+        this.report(at, `new required ${parameter.in} parameter '${parameter.name}'`);
+  }
+
+  /**
+   * How a value is written into the URL or a header: a generated client writes `?ids=1,2` or
+   * `?ids=1&ids=2` by `style` and `explode`, and escapes reserved characters unless
+   * `allowReserved`; a server that now reads another form misreads every client built before.
+   */
+  private serialization(base: Node, head: Node, path: string, label: string, direction: Direction): void {
+    const style = (parameter: Node) => String(parameter.style ?? STYLE_DEFAULTS[String(parameter.in)]);
+    const explode = (parameter: Node) => (parameter.explode ?? style(parameter) === 'form') === true;
+    if (style(base) !== style(head))
+      this.report(path, `${label} style changed from ${style(base)} to ${style(head)}`);
+    if (explode(base) !== explode(head))
+      this.report(path, `${label} explode changed from ${explode(base)} to ${explode(head)}`);
+    if (direction === 'request' && base.allowReserved === true && head.allowReserved !== true)
+      this.report(path, `${label} no longer allows reserved characters unescaped (allowReserved)`);
   }
 
   private requestBody(baseValue: unknown, headValue: unknown, path: string, direction: Direction): void {
@@ -219,7 +300,13 @@ class Comparison {
         if (!headHeaders.has(name.toLowerCase())) this.report(headerPath, `response header ${name} removed`);
         else if (header.required && !otherHeader.required)
           this.report(headerPath, `response header ${name} is no longer always sent`);
-        else this.schema(header.schema, otherHeader.schema, child(headerPath, 'schema'), 'response');
+        else {
+          // A header's value is written as `style: simple`; `explode` says how an object in it is.
+          const label = `response header ${name}`;
+          const asHeader = (value: Node) => ({ ...value, in: 'header' });
+          this.serialization(asHeader(header), asHeader(otherHeader), headerPath, label, 'response');
+          this.schema(header.schema, otherHeader.schema, child(headerPath, 'schema'), 'response');
+        }
       }
       this.content(node(response.content), node(other.content), child(at, 'content'), 'response');
       if (Number(status) >= 400) this.errorCodes(response, other, at);
@@ -251,8 +338,8 @@ class Comparison {
     }
     const request = direction === 'request';
 
-    const baseTypes = typesOf(base);
-    const headTypes = typesOf(head);
+    const baseTypes = this.typesOf(this.base, base);
+    const headTypes = this.typesOf(this.head, head);
     if (request && baseTypes && headTypes) {
       const lost = baseTypes.filter((type) => !accepts(headTypes, type));
       if (lost.length > 0) this.report(at, `no longer accepts type ${lost.join(', ')}`);
@@ -262,6 +349,8 @@ class Comparison {
       if (gained.length > 0) this.report(at, `may now be of type ${gained.join(', ')}`);
     }
     if (request && !baseTypes && headTypes) this.report(at, `now restricted to type ${headTypes.join(', ')}`);
+    if (!request && baseTypes && !headTypes)
+      this.report(at, `lost its type (${baseTypes.join(', ')}): a value of any type may now appear`);
     if (base.nullable === true && head.nullable !== true && request) this.report(at, 'no longer nullable');
     if (base.nullable !== true && head.nullable === true && !request) this.report(at, 'may now be null');
 
@@ -295,6 +384,79 @@ class Comparison {
     this.object(base, head, at, direction);
     if (base.items !== undefined) this.schema(base.items, head.items ?? {}, child(at, 'items'), direction);
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const) this.composition(key, base, head, at, direction);
+    this.constraints(base, head, at, direction);
+  }
+
+  /**
+   * Keywords that only narrow what is valid. On a request one appearing or changing may refuse
+   * what was accepted; on a response one going away or changing lets through what never came.
+   */
+  private constraints(base: Node, head: Node, path: string, direction: Direction): void {
+    const request = direction === 'request';
+    const check = (key: string, from: unknown, to: unknown, at: string) => {
+      if (same(from, to)) return;
+      if (request && to !== undefined)
+        this.report(
+          at,
+          from === undefined ? `new ${key}: what was accepted may now be refused` : `${key} changed`,
+        );
+      if (!request && from !== undefined)
+        this.report(
+          at,
+          to === undefined ? `${key} removed: what it excluded may now appear` : `${key} changed`,
+        );
+    };
+    for (const key of CONSTRAINTS) check(key, base[key], head[key], path);
+    const condition = (schema: Node) =>
+      schema.if === undefined ? undefined : [schema.if, schema.then, schema.else];
+    check('if/then', condition(base), condition(head), path);
+    for (const [key, values] of [
+      ['dependentSchemas', (schema: Node) => this.dependentSchemas(schema)],
+      ['patternProperties', (schema: Node) => node(schema.patternProperties)],
+    ] as const) {
+      const from = values(base);
+      const to = values(head);
+      for (const name of new Set([...Object.keys(from), ...Object.keys(to)])) {
+        const at = child(child(path, key), name);
+        if (key === 'patternProperties' && name in from && name in to)
+          this.schema(from[name], to[name], at, direction);
+        else check(`${key} '${name}'`, from[name], to[name], at);
+      }
+    }
+    this.dependentRequired(base, head, path, direction);
+  }
+
+  /** `dependentSchemas`, and the schema form of 2019's `dependencies`. */
+  private dependentSchemas(schema: Node): Node {
+    const legacy = Object.entries(node(schema.dependencies)).filter(([, value]) => !Array.isArray(value));
+    return { ...Object.fromEntries(legacy), ...node(schema.dependentSchemas) };
+  }
+
+  /** `dependentRequired` (and the array form of `dependencies`): fields required with another. */
+  private dependentRequired(base: Node, head: Node, path: string, direction: Direction): void {
+    const required = (schema: Node) => {
+      const pairs = new Set<string>();
+      const legacy = Object.entries(node(schema.dependencies)).filter(([, value]) => Array.isArray(value));
+      for (const [name, names] of [...legacy, ...Object.entries(node(schema.dependentRequired))])
+        for (const other of list(names)) pairs.add(JSON.stringify([name, other]));
+      return pairs;
+    };
+    const from = required(base);
+    const to = required(head);
+    const at = child(path, 'dependentRequired');
+    if (direction === 'request') {
+      for (const pair of to)
+        if (!from.has(pair)) {
+          const [name, other] = JSON.parse(pair) as [string, string];
+          this.report(at, `field '${other}' now required when '${name}' is sent`);
+        }
+    } else {
+      for (const pair of from)
+        if (!to.has(pair)) {
+          const [name, other] = JSON.parse(pair) as [string, string];
+          this.report(at, `field '${other}' is no longer always present with '${name}'`);
+        }
+    }
   }
 
   private enumeration(base: Node, head: Node, path: string, direction: Direction): void {
@@ -376,10 +538,24 @@ class Comparison {
     const headParts = list(head[key]);
     if (baseParts.length === 0 && headParts.length === 0) return;
     const at = child(path, key);
+    if (baseParts.length === 0) {
+      // On a request, where anything of the type passed, now only what matches the branches does.
+      // On a response, branches only say more precisely what comes; the types above catch a
+      // branch that lets a new type through.
+      if (direction === 'request')
+        this.report(at, `new ${key} of ${headParts.length} schemas: what was accepted may now be refused`);
+      return;
+    }
+    if (headParts.length === 0 && (direction === 'request' || key !== 'allOf')) {
+      // A request's alternatives lifted accept more; a response's are judged by its types above.
+      return;
+    }
     if (baseParts.length !== headParts.length) {
-      // allOf adds constraints; anyOf/oneOf alternatives: fewer refuse inputs, more surprise readers.
+      // allOf adds constraints; anyOf/oneOf alternatives: fewer refuse inputs, more surprise readers;
+      // a new oneOf branch may also match a value another branch matched: oneOf then refuses it.
       const fewer = headParts.length < baseParts.length;
-      if (key === 'allOf' || (direction === 'request') === fewer)
+      const request = direction === 'request';
+      if (key === 'allOf' || request === fewer || (key === 'oneOf' && request))
         this.report(at, `${key} changed from ${baseParts.length} to ${headParts.length} schemas`);
       return;
     }

@@ -38,6 +38,14 @@ const PAGES = [
   '/en/operator-cli',
   '/pt/implantacao',
   '/en/deploy',
+  // The compatibility policy in both languages (issue 39) and the changelogs it links to.
+  '/pt/compatibilidade',
+  '/en/compatibility',
+  '/changelog/api',
+  '/changelog/typescript',
+  '/changelog/php',
+  '/changelog/python',
+  '/changelog/mcp',
 ];
 
 // Nothing here depends on the storage: it runs in the pglite project only.

@@ -240,6 +240,59 @@ describe('docs site', () => {
     }
   });
 
+  it('issue 39: the compatibility policy is offered in Portuguese beside the English, each linking the other and the changelogs, and says what may change without notice and who gets deprecation notices', async () => {
+    const pt = await get('/pt/compatibilidade');
+    const en = await get('/en/compatibility');
+    expect(pt.status).toBe(200);
+    expect(en.status).toBe(200);
+    const ptHtml = await pt.text();
+    const enHtml = await en.text();
+    expect(ptHtml).toContain('<html lang="pt">');
+    expect(ptHtml).toContain('href="../en/compatibility"');
+    expect(enHtml).toContain('href="../pt/compatibilidade"');
+    for (const html of [ptHtml, enHtml])
+      for (const name of ['api', 'typescript', 'php', 'python', 'mcp'])
+        expect(html).toContain(`href="../changelog/${name}"`);
+    for (const anchor of [
+      'o-que-pode-mudar-sem-aviso',
+      'quem-recebe-os-avisos-de-descontinuacao',
+      'se-integra-para-muitas-empresas',
+    ])
+      expect(ptHtml).toContain(`id="${anchor}"`);
+    for (const anchor of [
+      'what-may-change-without-notice',
+      'who-gets-deprecation-notices',
+      'if-you-integrate-for-many-companies',
+    ])
+      expect(enHtml).toContain(`id="${anchor}"`);
+    // The guides' links into the policy, and the policy's into the guides, land on real anchors.
+    const ptGuide = await (await get('/pt/')).text();
+    const enGuide = await (await get('/en/')).text();
+    expect(ptGuide).toContain('href="compatibilidade#o-que-pode-mudar-sem-aviso"');
+    expect(enGuide).toContain('href="compatibility#what-may-change-without-notice"');
+    expect(ptHtml).toContain('href="./#limites-e-os-seus-cabecalhos"');
+    expect(ptGuide).toContain('id="limites-e-os-seus-cabecalhos"');
+    expect(enHtml).toContain('href="./#rate-limits-and-their-headers"');
+    expect(enGuide).toContain('id="rate-limits-and-their-headers"');
+    expect(await (await get('/pt/webhooks')).text()).toContain('id="repeticoes"');
+    expect(await (await get('/en/webhooks')).text()).toContain('id="retries"');
+  });
+
+  it('issue 39: the guide takes tax ids from support or the console, never from a hint the policy calls changeable', async () => {
+    for (const [path, id] of [
+      ['/pt/', 'impostos'],
+      ['/en/', 'taxes'],
+    ] as const) {
+      const html = await (await get(path)).text();
+      const start = html.indexOf(`<h2 id="${id}"`);
+      expect(start, path).toBeGreaterThan(0);
+      const section = html.slice(start, html.indexOf('<h2', start + 1));
+      expect(section, path).toContain('taxes list --company ID');
+      expect(section, path).toMatch(/partner view|vista de parceiro/);
+      expect(section, path).not.toContain('Impostos que esta empresa pode usar');
+    }
+  });
+
   it('knows when a build is current: another docs URL or changed sources rebuild', async () => {
     expect(await isCurrent(DOCS_URL, dir)).toBe(true);
     expect(await isCurrent('https://docs.example.co.mz', dir)).toBe(false);

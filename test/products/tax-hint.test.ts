@@ -118,7 +118,7 @@ describe(`a refused tax_id lists the usable taxes (${testStorage()})`, () => {
     expect(hint).not.toContain('(IVA, 16%)');
   });
 
-  it('the guide\'s way to find them: "tax_id": 0 on POST /products answers the list and creates nothing', async () => {
+  it('a refused tax_id ("tax_id": 0 on POST /products) answers the usable taxes in the hint and creates nothing', async () => {
     const answer = await send('POST', '/products', baseBody({ name: 'Sonda', tax_id: 0 }));
     expect(answer.status).toBe(422);
     expect(answer.error.hint).toContain(`id ${ownTax} (IVA, 16%)`);

@@ -46,6 +46,11 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The three clients' transports against servers of the test itself (no storage).
+        test: { name: 'edges', include: ['test/clients/kit/transport-edges.test.ts'] },
+      },
+      {
+        extends: true,
         test: {
           name: 'packages',
           // One at a time: each packs the clients, and packing builds them in place (their dist/).

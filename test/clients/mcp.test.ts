@@ -414,7 +414,7 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
     const notFound = await callError(stdio, 'get_customer', { id: 999_999_999 }, transcript);
     expect(notFound.error).toMatchObject({
       code: 'resource_not_found',
-      message: (missing as PartnerApiError).message,
+      message: (missing as PartnerApiError).apiMessage,
       hint: (missing as PartnerApiError).hint,
       http_status: 404,
     });

@@ -56,7 +56,8 @@ export function toolError(error: unknown): ToolError {
   if (error instanceof PartnerApiError) {
     const result: ToolError = {
       code: error.code ?? 'http_error',
-      message: error.message,
+      // The API's message alone: the hint has its own field.
+      message: error.apiMessage,
       hint: error.hint,
       http_status: error.status,
       request_id: error.requestId,

@@ -73,13 +73,19 @@ final class OfflineQueue
         if (preg_match('#^https?://#', $baseUrl) !== 1) {
             throw new \InvalidArgumentException('baseUrl must be an http(s) address ending in /api/v1/partner');
         }
+        // The owner's only (0700, its files 0600): the entries hold customers' names, NUITs and
+        // e-mails. A folder made looser before (or by hand) is tightened.
         if (!is_dir($path) && !@mkdir($path, 0700, true) && !is_dir($path)) {
             throw new \RuntimeException("não foi possível criar {$path}");
+        }
+        if (!chmod($path, 0700)) {
+            throw new \RuntimeException("não foi possível restringir {$path} ao seu dono (0700)");
         }
         $lock = fopen($path . '/lock', 'c+');
         if ($lock === false) {
             throw new \RuntimeException("não foi possível abrir {$path}/lock");
         }
+        chmod($path . '/lock', 0600);
         if (!flock($lock, LOCK_EX | LOCK_NB)) {
             $holder = trim((string) stream_get_contents($lock));
             fclose($lock);
@@ -89,7 +95,17 @@ final class OfflineQueue
             ftruncate($lock, 0);
             fwrite($lock, (string) getmypid());
             fflush($lock);
-            $db = new \PDO('sqlite:' . $path . '/queue.sqlite3', null, null, [\PDO::ATTR_ERRMODE => \PDO::ERRMODE_EXCEPTION]);
+            $store = $path . '/queue.sqlite3';
+            // Made 0600 before SQLite opens it: its -wal and -shm files take the same mode.
+            if (!file_exists($store)) {
+                fclose(fopen($store, 'c'));
+            }
+            foreach ([$store, $store . '-wal', $store . '-shm'] as $file) {
+                if (file_exists($file)) {
+                    chmod($file, 0600);
+                }
+            }
+            $db = new \PDO('sqlite:' . $store, null, null, [\PDO::ATTR_ERRMODE => \PDO::ERRMODE_EXCEPTION]);
             $db->exec('pragma journal_mode=wal');
             $db->exec('pragma synchronous=full');
             $db->exec('create table if not exists meta (name text primary key, value text not null)');
@@ -110,6 +126,14 @@ final class OfflineQueue
                   error text
                 )
                 SQL);
+            // Added with the till's own reference (a store made before gets them here).
+            $columns = array_column($db->query('pragma table_info(entries)')->fetchAll(\PDO::FETCH_ASSOC), 'name');
+            foreach (['ref', 'ref_digest'] as $column) {
+                if (!in_array($column, $columns, true)) {
+                    $db->exec("alter table entries add column {$column} text");
+                }
+            }
+            $db->exec('create unique index if not exists entries_ref on entries (ref) where ref is not null');
             $stored = $db->query("select value from meta where name = 'key'")->fetchColumn();
             if ($stored === false) {
                 $salt = bin2hex(random_bytes(16));
@@ -154,11 +178,30 @@ final class OfflineQueue
      * returns its local id. ['$local' => id] stands for the id of an entry enqueued before. An invoice
      * without reference gets a unique one (the 24 h look-up needs it).
      *
+     * `ref:` is the till's own identifier of the operation (its sale number): enqueued again with the
+     * same ref and the same body (after a crash, say), the entry already held is returned, never a
+     * second one; with another body it is refused (OfflineQueueRefConflictException). Without ref,
+     * each call is a new entry.
+     *
      * @param array<string, mixed> $body
+     * @throws OfflineQueueRefConflictException
      */
-    public function enqueue(string $method, string $path, array $body): string
+    public function enqueue(string $method, string $path, array $body, ?string $ref = null): string
     {
         $this->ensureOpen();
+        $digest = null;
+        if ($ref !== null) {
+            self::checkRef($ref);
+            // What a repeat must match: the call as the till made it (before the queue's reference).
+            $digest = hash('sha256', "{$method} {$path}\n" . self::encode($method, $path, $body)[0]);
+            $held = $this->row('select id, ref_digest from entries where ref = ?', [$ref]);
+            if ($held !== null) {
+                if (!hash_equals((string) $held['ref_digest'], $digest)) {
+                    throw new OfflineQueueRefConflictException($ref, (string) $held['id']);
+                }
+                return (string) $held['id'];
+            }
+        }
         if ($method === 'POST' && $path === '/invoices' && (($body['reference'] ?? '') === '' || $body['reference'] === null)) {
             $body['reference'] = 'fila-' . self::uuid4();
         }
@@ -170,9 +213,31 @@ final class OfflineQueue
             }
         }
         $id = self::uuid4();
-        $this->db->prepare('insert into entries (id, method, path, key, body, waits_for, enqueued_at) values (?, ?, ?, ?, ?, ?, ?)')
-            ->execute([$id, $method, $path, self::uuid4(), $encoded, json_encode($waitsFor), ($this->clock)()]);
+        $this->db->prepare('insert into entries (id, method, path, key, body, waits_for, enqueued_at, ref, ref_digest) values (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+            ->execute([$id, $method, $path, self::uuid4(), $encoded, json_encode($waitsFor), ($this->clock)(), $ref, $digest]);
         return $id;
+    }
+
+    /**
+     * What the queue holds for the till's reference `$ref` (given to enqueue): its local_id and result
+     * (state, the server's id once done, the refusal once failed), or null. Read from the store, so it
+     * answers after a crash as before it.
+     *
+     * @return array{local_id: string, state: string, id?: int, error?: array<string, mixed>}|null
+     */
+    public function byRef(string $ref): ?array
+    {
+        $this->ensureOpen();
+        self::checkRef($ref);
+        $row = $this->row('select id from entries where ref = ?', [$ref]);
+        return $row === null ? null : ['local_id' => (string) $row['id']] + $this->result((string) $row['id']);
+    }
+
+    private static function checkRef(string $ref): void
+    {
+        if ($ref === '' || (int) preg_match_all('/./us', $ref) > 200) {
+            throw new \InvalidArgumentException('ref must be a string of 1 to 200 characters');
+        }
     }
 
     /**
@@ -355,7 +420,7 @@ final class OfflineQueue
             if ($error->status === 401 || !self::refusal($error)) {
                 throw $error;
             }
-            $failure = ['status' => $error->status, 'code' => $error->errorCode, 'message' => $error->getMessage(), 'request_id' => $error->requestId];
+            $failure = ['status' => $error->status, 'code' => $error->errorCode, 'message' => $error->apiMessage, 'request_id' => $error->requestId];
             if ($error->errors) {
                 $failure['errors'] = $error->errors;
             }

@@ -6,7 +6,8 @@ namespace Invoicing\PartnerApi;
 
 /**
  * The API answered with a failure. Branch on `errorCode`; the message and `hint` are for people.
- * `getCode()` is the HTTP status.
+ * `getMessage()` (what an uncaught exception shows) is the API's message followed by its hint, so
+ * that it says what to do; `apiMessage` is the API's message alone. `getCode()` is the HTTP status.
  */
 final class PartnerApiException extends \RuntimeException
 {
@@ -29,6 +30,9 @@ final class PartnerApiException extends \RuntimeException
         'rate_limit_exceeded',
     ];
 
+    /** The message of the API's error envelope, without the hint. */
+    public readonly string $apiMessage;
+
     /**
      * @param array<string, list<string>>|null $errors
      */
@@ -48,6 +52,7 @@ final class PartnerApiException extends \RuntimeException
         /** Requests made for this call, retries included. */
         public readonly int $attempts = 1,
     ) {
-        parent::__construct($message, $status);
+        $this->apiMessage = $message;
+        parent::__construct($hint !== null && $hint !== '' ? "{$message} {$hint}" : $message, $status);
     }
 }

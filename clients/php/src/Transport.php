@@ -92,7 +92,9 @@ final class Transport
                 if ($status >= 200 && $status < 300) {
                     return self::parseSuccess($status, $text, $info);
                 }
-                $failure = self::apiError($status, $text, $info);
+                $failure = $status >= 300 && $status < 400
+                    ? self::redirectError($status, $answerHeaders, $method, $path, $info)
+                    : self::apiError($status, $text, $info);
                 if (!self::retryable($failure)) {
                     throw $failure;
                 }
@@ -185,6 +187,18 @@ final class Transport
             throw new PartnerApiNetworkException("{$method} {$path}: {$reason}", $timedOut, $attempt);
         }
         return [(int) curl_getinfo($this->curl, CURLINFO_RESPONSE_CODE), $answerHeaders, (string) $text];
+    }
+
+    /**
+     * The API never redirects; an answer that does (a proxy, a wrong base URL) is not followed
+     * (CURLOPT_FOLLOWLOCATION off: the key never leaves for another address), and says where it pointed.
+     *
+     * @param array<string, string> $headers
+     */
+    private static function redirectError(int $status, array $headers, string $method, string $path, Response $info): PartnerApiException
+    {
+        $where = isset($headers['location']) ? " to {$headers['location']}" : '';
+        return new PartnerApiException($status, null, "HTTP {$status}: {$method} {$path} was redirected{$where}; the client never follows a redirect (is baseUrl the API's address?)", requestId: $info->requestId, rateLimit: $info->rateLimit, attempts: $info->attempts);
     }
 
     private static function retryable(PartnerApiException $error): bool

@@ -19,7 +19,7 @@ from .client import (
     response_of,
 )
 from .errors import ERROR_CODES, PartnerApiError, PartnerApiNetworkError, RateLimitInfo, Response
-from .offline import OfflineQueue, StoreKeyMismatchError, StoreLockedError
+from .offline import OfflineQueue, RefConflictError, StoreKeyMismatchError, StoreLockedError
 from .nuit import compact_nuit, format_nuit, is_valid_nuit, nuit_check_digit
 from .webhooks import WebhookVerificationError, verify_webhook
 
@@ -38,6 +38,7 @@ __all__ = [
     "Products",
     "RateLimitInfo",
     "RateLimitState",
+    "RefConflictError",
     "Response",
     "StoreKeyMismatchError",
     "StoreLockedError",

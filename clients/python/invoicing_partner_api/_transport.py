@@ -11,6 +11,7 @@
 - A write is encoded once and carries one Idempotency-Key: every attempt sends the same bytes with
   the same key, so the API creates the record once and replays its answer to a retry.
 - Before every attempt the pacer (_pacing.py) waits while a rate limit it knows of is exhausted.
+- A redirect is never followed (it would carry the Authorization header elsewhere): a 3xx fails.
 - Answers are asked for gzip-compressed (a page of 100 invoices travels as about 8 KB instead of
   65 KB) and decoded here with the standard library.
 """
@@ -35,6 +36,24 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 from ._deprecation import Deprecations
 from ._pacing import READ, WRITE, Pacer
 from .errors import ERROR_CODES, PartnerApiError, PartnerApiNetworkError, RateLimitInfo, Response
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Never follows a redirect (it would carry the Authorization header to another address): the
+    3xx answer is handed back as it is, and the call fails naming where it pointed."""
+
+    # Before urllib's own redirect handler, also in an opener given by the caller.
+    handler_order = 100
+
+    def http_error_302(self, req, fp, code, msg, headers):  # type: ignore[no-untyped-def]
+        raise urllib.error.HTTPError(req.full_url, code, msg, headers, fp)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+
+def no_redirect_opener(*handlers: urllib.request.BaseHandler) -> urllib.request.OpenerDirector:
+    """urllib's opener with ``handlers``, that never follows a redirect."""
+    return urllib.request.build_opener(_NoRedirect(), *handlers)
 
 
 #: The longest backoff wait in seconds (a Retry-After may ask for more, up to ``max_retry_wait``).
@@ -93,6 +112,12 @@ class Transport:
         self._on_retry = on_retry
         self._pacer = pacer
         self._opener = opener
+        # An opener of the caller's that follows redirects (urllib's default does) gets the refusal
+        # too: the key never leaves for the address a redirect names.
+        add_handler = getattr(opener, "add_handler", None)
+        handlers = getattr(opener, "handlers", None)
+        if add_handler is not None and isinstance(handlers, list) and not any(isinstance(h, _NoRedirect) for h in handlers):
+            add_handler(_NoRedirect())
         self._random = rand
         self._sleep = sleep
         self._deprecations = deprecations
@@ -136,7 +161,11 @@ class Transport:
                     self._deprecations.notice(method, path, answer_headers)
                 if 200 <= status < 300:
                     return _parse_success(status, text, info), info
-                error = _api_error(status, text, info)
+                error = (
+                    _redirect_error(status, answer_headers, method, path, info)
+                    if 300 <= status < 400
+                    else _api_error(status, text, info)
+                )
                 if not _retryable(error):
                     raise error
                 failure = error
@@ -197,6 +226,20 @@ class Transport:
             )
             what = f"no answer within {self._timeout} s" if timed_out else str(reason) or type(error).__name__
             raise PartnerApiNetworkError(f"{method} {path}: {what}", timed_out=timed_out, attempts=attempt) from error
+
+
+def _redirect_error(status: int, headers: http.client.HTTPMessage, method: str, path: str, info: Response) -> PartnerApiError:
+    """The API never redirects; an answer that does (a proxy, a wrong base URL) is not followed."""
+    location = headers.get("location")
+    where = f" to {location}" if location else ""
+    return PartnerApiError(
+        status=status,
+        code=None,
+        message=f"HTTP {status}: {method} {path} was redirected{where}; the client never follows a redirect (is base_url the API's address?)",
+        request_id=info.request_id,
+        rate_limit=info.rate_limit,
+        attempts=info.attempts,
+    )
 
 
 def _retryable(error: PartnerApiError) -> bool:

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 from ._deprecation import DeprecationInfo, Deprecations
 from ._json import IsMoney, encode_json, invoice_money, no_money, product_money
 from ._pacing import Pacer, PaceInfo, RateLimitState
-from ._transport import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, RetryInfo, Transport
+from ._transport import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, RetryInfo, Transport, no_redirect_opener
 from .errors import Response
 
 __version__ = "1.0.0"
@@ -175,7 +175,7 @@ class PartnerApi:
             user_agent=f"invoicing-partner-api-python/{__version__}",
             on_retry=on_retry,
             pacer=self._pacer,
-            opener=opener if opener is not None else urllib.request.build_opener(),
+            opener=opener if opener is not None else no_redirect_opener(),
             # Answers that say the call uses something deprecated: once per call site.
             deprecations=Deprecations(on_deprecation),
         )

@@ -56,7 +56,11 @@ class Response:
 
 
 class PartnerApiError(Exception):
-    """The API answered with a failure. Branch on ``code``; ``message`` and ``hint`` are for people."""
+    """The API answered with a failure. Branch on ``code``; ``message`` and ``hint`` are for people.
+
+    ``str(error)`` (what an uncaught error shows) is the message followed by the hint, so that it
+    says what to do; ``message`` is the API's message alone.
+    """
 
     def __init__(
         self,
@@ -71,7 +75,7 @@ class PartnerApiError(Exception):
         rate_limit: Optional[RateLimitInfo] = None,
         attempts: int = 1,
     ) -> None:
-        super().__init__(message)
+        super().__init__(f"{message} {hint}" if hint else message)
         #: HTTP status.
         self.status = status
         #: One of ERROR_CODES; None when the answer was not the API's envelope (e.g. a proxy's 502).

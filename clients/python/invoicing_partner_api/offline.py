@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from ._json import IsMoney, encode_json, invoice_money, no_money, product_money
 from ._pacing import Pacer, PaceInfo
-from ._transport import Transport
+from ._transport import Transport, no_redirect_opener
 from .client import __version__
 from .errors import PartnerApiError, PartnerApiNetworkError
 
@@ -89,6 +89,10 @@ create table if not exists entries (
 );
 """
 
+# Added with the till's own reference (a store made before gets them on open).
+_REF_COLUMNS = (("ref", "text"), ("ref_digest", "text"))
+_MAX_REF = 200
+
 
 class StoreLockedError(Exception):
     """Another process holds the store."""
@@ -96,6 +100,38 @@ class StoreLockedError(Exception):
 
 class StoreKeyMismatchError(Exception):
     """The store was made with another API key."""
+
+
+class RefConflictError(ValueError):
+    """The same ``ref`` was enqueued before with another body: refused, nothing stored."""
+
+    def __init__(self, ref: str, local_id: str) -> None:
+        super().__init__(
+            f"a referência {json.dumps(ref, ensure_ascii=False)} já está na fila (entrada {local_id}) com outro pedido: "
+            "a mesma referência só se repete com o mesmo método, caminho e corpo"
+        )
+        #: The till's reference.
+        self.ref = ref
+        #: The local id of the entry already held for it.
+        self.local_id = local_id
+
+
+def _ref_of(ref: Any) -> Optional[str]:
+    if ref is None:
+        return None
+    if not isinstance(ref, str) or not 0 < len(ref) <= _MAX_REF:
+        raise TypeError(f"ref must be a string of 1 to {_MAX_REF} characters")
+    return ref
+
+
+def _ref_digest(method: str, path: str, encoded: bytes) -> str:
+    return hashlib.sha256(f"{method} {path}\n".encode("utf-8") + encoded).hexdigest()
+
+
+def _private(path: str) -> None:
+    """The owner's only: the store holds customers' names, NUITs and e-mails (a looser one is tightened)."""
+    if os.path.exists(path):
+        os.chmod(path, 0o600)
 
 
 def _iso(seconds: float) -> str:
@@ -178,8 +214,12 @@ class OfflineQueue:
             raise TypeError("api_key is required")
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise TypeError("base_url must be an http(s) address ending in /api/v1/partner")
-        os.makedirs(path, exist_ok=True)
+        # The owner's only (0700, its files 0600): the entries hold customers' names, NUITs and
+        # e-mails. A folder made looser before (or by hand) is tightened.
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        os.chmod(path, 0o700)
         lock_fd = os.open(os.path.join(path, "lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        os.chmod(os.path.join(path, "lock"), 0o600)
         try:
             _lock(lock_fd)
         except OSError:
@@ -191,10 +231,20 @@ class OfflineQueue:
             os.ftruncate(lock_fd, 1)
             os.lseek(lock_fd, 1, os.SEEK_SET)
             os.write(lock_fd, str(os.getpid()).encode())
-            conn = sqlite3.connect(os.path.join(path, "queue.sqlite3"), isolation_level=None)
+            store = os.path.join(path, "queue.sqlite3")
+            # Made 0600 before SQLite opens it: its -wal and -shm files take the same mode.
+            os.close(os.open(store, os.O_RDWR | os.O_CREAT, 0o600))
+            for file in (store, store + "-wal", store + "-shm"):
+                _private(file)
+            conn = sqlite3.connect(store, isolation_level=None)
             conn.execute("pragma journal_mode=wal")
             conn.execute("pragma synchronous=full")
             conn.executescript(_SCHEMA)
+            columns = {row[1] for row in conn.execute("pragma table_info(entries)")}
+            for name, kind in _REF_COLUMNS:
+                if name not in columns:
+                    conn.execute(f"alter table entries add column {name} {kind}")
+            conn.execute("create unique index if not exists entries_ref on entries (ref) where ref is not null")
             row = conn.execute("select value from meta where name = 'key'").fetchone()
             if row is None:
                 salt = os.urandom(16).hex()
@@ -221,7 +271,7 @@ class OfflineQueue:
             user_agent=f"invoicing-partner-api-python/{__version__} offline-queue",
             on_retry=None,
             pacer=pacer,
-            opener=opener if opener is not None else urllib.request.build_opener(),
+            opener=opener if opener is not None else no_redirect_opener(),
         )
         return cls(path, conn, lock_fd, transport, pacer, clock, key_expiry_margin, lookup_skew)
 
@@ -241,11 +291,26 @@ class OfflineQueue:
 
     # -- enqueue and the caller's view ------------------------------------------------------------
 
-    def enqueue(self, method: str, path: str, body: Mapping[str, Any]) -> str:
+    def enqueue(self, method: str, path: str, body: Mapping[str, Any], *, ref: Optional[str] = None) -> str:
         """Stores a write (POST /customers, /products, /invoices; PUT /customers/{id}, /products/{id})
         and returns its local id. ``{"$local": id}`` stands for the id of an entry enqueued before. An
-        invoice without ``reference`` gets a unique one (the 24 h look-up needs it)."""
+        invoice without ``reference`` gets a unique one (the 24 h look-up needs it).
+
+        ``ref`` is the till's own identifier of the operation (its sale number): enqueued again with
+        the same ``ref`` and the same body (after a crash, say), the entry already held is returned,
+        never a second one; with another body it is refused (``RefConflictError``). Without ``ref``,
+        each call is a new entry."""
         self._open()
+        ref = _ref_of(ref)
+        digest = None
+        if ref is not None:
+            # What a repeat must match: the call as the till made it (before the queue's reference).
+            digest = _ref_digest(method, path, _encode(method, path, body)[0])
+            held = self._db.execute("select id, ref_digest from entries where ref = ?", (ref,)).fetchone()
+            if held is not None:
+                if held[1] != digest:
+                    raise RefConflictError(ref, held[0])
+                return held[0]
         if method == "POST" and path == "/invoices" and isinstance(body, Mapping) and not body.get("reference"):
             body = {**body, "reference": f"fila-{uuid.uuid4()}"}
         encoded, waits_for = _encode(method, path, body)
@@ -255,10 +320,21 @@ class OfflineQueue:
                 raise TypeError(f"{{'$local': {local}}} não é uma criação desta fila")
         local_id = str(uuid.uuid4())
         self._db.execute(
-            "insert into entries (id, method, path, key, body, waits_for, enqueued_at) values (?, ?, ?, ?, ?, ?, ?)",
-            (local_id, method, path, str(uuid.uuid4()), encoded, json.dumps(waits_for), self._clock()),
+            "insert into entries (id, method, path, key, body, waits_for, enqueued_at, ref, ref_digest)"
+            " values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (local_id, method, path, str(uuid.uuid4()), encoded, json.dumps(waits_for), self._clock(), ref, digest),
         )
         return local_id
+
+    def by_ref(self, ref: str) -> Optional[Dict[str, Any]]:
+        """What the queue holds for the till's reference ``ref`` (given to enqueue): its ``local_id``
+        and result (state, the server's id once done, the refusal once failed), or None. Read from the
+        store, so it answers after a crash as before it."""
+        self._open()
+        row = self._db.execute("select id from entries where ref = ?", (_ref_of(ref),)).fetchone()
+        if row is None:
+            return None
+        return {"local_id": row[0], **self.result(row[0])}
 
     def status(self) -> Dict[str, Any]:
         self._open()

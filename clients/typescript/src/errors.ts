@@ -47,9 +47,20 @@ export interface PartnerApiErrorInit {
   attempts: number;
 }
 
-/** The API answered with a failure. Branch on `code`; `message` and `hint` are for people. */
+/** The API's message followed by its hint: what an uncaught error shows. */
+function withHint(message: string, hint: string | null): string {
+  return hint ? `${message} ${hint}` : message;
+}
+
+/**
+ * The API answered with a failure. Branch on `code`; `message` (the API's message followed by its
+ * hint, so that an uncaught error says what to do) and `hint` are for people; `apiMessage` is the
+ * API's message alone.
+ */
 export class PartnerApiError extends Error {
   override readonly name = 'PartnerApiError';
+  /** The `message` of the API's error envelope, without the hint. */
+  readonly apiMessage: string;
   /** HTTP status. */
   readonly status: number;
   /** One of the contract's 15 codes; null when the answer was not the API's error envelope (e.g. a proxy's 502). */
@@ -65,7 +76,8 @@ export class PartnerApiError extends Error {
   readonly attempts: number;
 
   constructor(init: PartnerApiErrorInit) {
-    super(init.message);
+    super(withHint(init.message, init.hint));
+    this.apiMessage = init.message;
     this.status = init.status;
     this.code = init.code;
     this.hint = init.hint;

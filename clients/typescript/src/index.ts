@@ -17,12 +17,15 @@ export { compactNuit, formatNuit, isValidNuit, nuitCheckDigit } from './nuit.js'
 export type { EntryError, EntryState } from './offline/entries.js';
 export { StoreLockedError } from './offline/lock.js';
 export {
+  type EnqueueOptions,
   type EntryResult,
   type FailedEntry,
   type FlushResult,
   OfflineQueue,
   type OfflineQueueOptions,
   type OfflineQueueStatus,
+  RefConflictError,
+  type RefEntry,
   StoreKeyMismatchError,
 } from './offline/queue.js';
 export type { PaceInfo, RateLimitState, RequestKind } from './pacing.js';

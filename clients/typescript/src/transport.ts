@@ -9,7 +9,8 @@
 // - never retried: any other 4xx, including 409 idempotency_key_reuse;
 // - a write is encoded once and carries one Idempotency-Key: every attempt sends the same bytes
 //   with the same key, so the API creates the record once and replays its answer to a retry;
-// - before every attempt, the pacer (pacing.ts) waits while a rate limit it knows of is exhausted.
+// - before every attempt, the pacer (pacing.ts) waits while a rate limit it knows of is exhausted;
+// - a redirect is never followed (it would carry the Authorization header elsewhere): a 3xx fails.
 import { ERROR_CODES, PartnerApiError, PartnerApiNetworkError, type RateLimitInfo } from './errors.js';
 import type { Pacer, RequestKind, Ticket } from './pacing.js';
 import type { ErrorCode } from './types.js';
@@ -24,7 +25,14 @@ export interface FetchResponse {
 /** The part of fetch the client calls; the platform's `fetch` fits. */
 export type FetchFunction = (
   url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    body?: string;
+    signal: AbortSignal;
+    /** Always 'manual': a redirect is never followed (it would carry the key elsewhere). */
+    redirect: 'manual';
+  },
 ) => Promise<FetchResponse>;
 
 /** The longest backoff wait (a Retry-After may ask for more, up to `maxRetryWaitMs`). */
@@ -128,7 +136,10 @@ export class Transport {
         const info = responseInfo(response, attempt);
         if (response.status >= 200 && response.status < 300)
           return { body: parseSuccess<T>(response, text, info), response: info };
-        const error = apiError(response, text, info);
+        const error =
+          response.status >= 300 && response.status < 400
+            ? redirectError(response, spec, info)
+            : apiError(response, text, info);
         if (!retryable(error)) throw error;
         failure = error;
         retryAfterMs =
@@ -180,7 +191,12 @@ export class Transport {
     const onAbort = () => controller.abort(spec.signal?.reason);
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const init: Parameters<FetchFunction>[1] = { method: spec.method, headers, signal: controller.signal };
+      const init: Parameters<FetchFunction>[1] = {
+        method: spec.method,
+        headers,
+        signal: controller.signal,
+        redirect: 'manual',
+      };
       if (spec.body !== undefined) init.body = spec.body;
       spec.signal?.throwIfAborted();
       const response = await this.options.fetch(url, init);
@@ -201,6 +217,26 @@ export class Transport {
       if (ticket) this.options.pacer?.release(ticket, answered?.headers ?? null);
     }
   }
+}
+
+/**
+ * The API never redirects; an answer that does (a proxy, a wrong base URL) is not followed, so the
+ * key is never sent to another address: the call fails naming where it was sent.
+ */
+function redirectError(response: FetchResponse, spec: CallSpec, info: ResponseInfo): PartnerApiError {
+  const location = response.headers.get('location');
+  return new PartnerApiError({
+    status: response.status,
+    code: null,
+    message:
+      `HTTP ${response.status}: ${spec.method} ${spec.path} was redirected` +
+      `${location ? ` to ${location}` : ''}; the client never follows a redirect (is baseUrl the API's address?)`,
+    hint: null,
+    docUrl: null,
+    requestId: info.requestId,
+    rateLimit: info.rateLimit,
+    attempts: info.attempts,
+  });
 }
 
 function retryable(error: PartnerApiError): boolean {

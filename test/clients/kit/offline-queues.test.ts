@@ -49,7 +49,7 @@ describe('the offline queues of the Python and PHP clients against a real server
     });
     expect(result.code, result.output).toBe(0);
     expect(result.output).toMatch(/^OK/m);
-    expect(result.output).toMatch(/^Ran 9 tests/m);
+    expect(result.output).toMatch(/^Ran 12 tests/m);
     console.info(result.output.match(/^offline queue .*$/m)?.[0]);
   });
 
@@ -59,7 +59,7 @@ describe('the offline queues of the Python and PHP clients against a real server
       env: childEnv(harness),
     });
     expect(result.code, result.output).toBe(0);
-    expect(result.output).toMatch(/^OK \(8 tests/m);
+    expect(result.output).toMatch(/^OK \(11 tests/m);
     console.info(result.output.match(/^offline queue .*$/m)?.[0]);
   });
 

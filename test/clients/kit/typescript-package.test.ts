@@ -65,6 +65,7 @@ describe('TypeScript client: the built package', () => {
         'PartnerApiNetworkError',
         'Payments',
         'Products',
+        'RefConflictError',
         'StoreKeyMismatchError',
         'StoreLockedError',
         'VERSION',

@@ -2,7 +2,7 @@
 // disk, the order and the `$local` ids, answers lost on the way back, the line down, the 24 hours
 // of an Idempotency-Key (the server's records expired by SQL, the queue's clock moved), refusals,
 // the store's lock and key, and the status.
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import {
   OfflineQueue,
   type OfflineQueueOptions,
   PartnerApi,
+  RefConflictError,
   StoreKeyMismatchError,
   StoreLockedError,
 } from '../../../clients/typescript/src/index.js';
@@ -418,6 +419,92 @@ describe('TypeScript client: the offline queue', () => {
       TypeError,
     );
     expect(await queue.status()).toMatchObject({ pending: 0, done: 0, failed: 0 });
+  });
+  it("issue 39 goal 1, the till's own reference: the same ref and body return the entry held, never a second; another body is refused naming the ref; byRef answers, also after a restart", async () => {
+    const queue = await queueVia(proxy.baseUrl);
+    const customer = await new PartnerApi({ apiKey: tenant.key, baseUrl: server.baseUrl }).customers.create({
+      name: 'Cliente da Caixa Dois',
+    });
+    const body = sale('CAIXA2-000007', customer.id);
+    const first = await queue.enqueue('POST', '/invoices', body, { ref: 'CAIXA2-000007' });
+    const again = await queue.enqueue('POST', '/invoices', { ...body }, { ref: 'CAIXA2-000007' });
+    expect(again).toBe(first);
+    const journalBefore = await readFile(join(store.path, 'journal.log'), 'utf8');
+    const refused = await queue
+      .enqueue(
+        'POST',
+        '/invoices',
+        { ...body, items: [{ product_id: productId, quantity: 3, price: '150.00' }] },
+        {
+          ref: 'CAIXA2-000007',
+        },
+      )
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RefConflictError);
+    expect((refused as RefConflictError).message).toContain('"CAIXA2-000007"');
+    expect(refused).toMatchObject({ ref: 'CAIXA2-000007', localId: first });
+    // Another route with the same ref is another operation: refused too.
+    await expect(
+      queue.enqueue('POST', '/customers', { name: 'X' }, { ref: 'CAIXA2-000007' }),
+    ).rejects.toBeInstanceOf(RefConflictError);
+    // A refusal writes nothing.
+    expect(await readFile(join(store.path, 'journal.log'), 'utf8')).toBe(journalBefore);
+    // Without ref, each call is a new entry (as before).
+    const plain = { name: 'Sem Referência' };
+    expect(await queue.enqueue('POST', '/customers', plain)).not.toBe(
+      await queue.enqueue('POST', '/customers', plain),
+    );
+    // An invoice without reference gets one from the queue; its repeat is still the same call.
+    const bare = { customer_id: body.customer_id, invoice_date: '2026-11-27', items: body.items };
+    const bareId = await queue.enqueue('POST', '/invoices', bare, { ref: 'CAIXA2-000008' });
+    expect(await queue.enqueue('POST', '/invoices', bare, { ref: 'CAIXA2-000008' })).toBe(bareId);
+    expect(await queue.byRef('CAIXA2-000007')).toEqual({ local_id: first, state: 'pending' });
+    expect(await queue.byRef('CAIXA2-000099')).toBeNull();
+    await expect(queue.enqueue('POST', '/customers', plain, { ref: '' })).rejects.toThrow(TypeError);
+    expect(await queue.status()).toMatchObject({ pending: 4 });
+
+    // After a crash (the store reopened from its journal): the same answers, and the flush sends it once.
+    await queue.close();
+    open.pop();
+    const reopened = await queueVia(proxy.baseUrl);
+    expect(await reopened.byRef('CAIXA2-000007')).toEqual({ local_id: first, state: 'pending' });
+    expect(await reopened.enqueue('POST', '/invoices', body, { ref: 'CAIXA2-000007' })).toBe(first);
+    await expect(
+      reopened.enqueue(
+        'POST',
+        '/invoices',
+        { ...body, invoice_date: '2026-11-28' },
+        { ref: 'CAIXA2-000007' },
+      ),
+    ).rejects.toBeInstanceOf(RefConflictError);
+    expect(await reopened.flush()).toMatchObject({ sent: 4, failed: 0, pending: 0 });
+    const found = await invoicesByReference(server.db, tenant.companyId, ['CAIXA2-000007']);
+    expect(found.get('CAIXA2-000007')).toHaveLength(1);
+    expect(await reopened.byRef('CAIXA2-000007')).toEqual({
+      local_id: first,
+      state: 'done',
+      id: found.get('CAIXA2-000007')![0]!.id,
+    });
+    expect(await reopened.enqueue('POST', '/invoices', body, { ref: 'CAIXA2-000007' })).toBe(first);
+    expect(await reopened.flush()).toMatchObject({ sent: 0, pending: 0 });
+  });
+
+  it('issue 38, offline stores are private: a 0700 folder with 0600 files; a looser folder and journal are tightened', async () => {
+    const queue = await queueVia(proxy.baseUrl);
+    await queue.enqueue('POST', '/customers', { name: 'Cliente Privado', nuit: '400339910' });
+    const mode = async (path: string) => (await stat(path)).mode & 0o777;
+    expect(await mode(store.path)).toBe(0o700);
+    for (const file of await readdir(store.path))
+      expect([file, await mode(join(store.path, file))]).toEqual([file, 0o600]);
+    await queue.close();
+    open.pop();
+    // A store made by an older version (0755, 0644), or loosened by hand.
+    await chmod(store.path, 0o755);
+    await chmod(join(store.path, 'journal.log'), 0o644);
+    const again = await queueVia(proxy.baseUrl);
+    expect(await mode(store.path)).toBe(0o700);
+    expect(await mode(join(store.path, 'journal.log'))).toBe(0o600);
+    expect(await again.status()).toMatchObject({ pending: 1 });
   });
 });
 

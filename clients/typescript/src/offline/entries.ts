@@ -17,6 +17,10 @@ export interface EntryError {
 export interface Entry {
   id: string;
   seq: number;
+  /** The till's own reference of the operation (enqueue's `ref`), or null. */
+  ref: string | null;
+  /** SHA-256 of the method, path and body given to enqueue with `ref`: what a repeat must match. */
+  refDigest: string | null;
   method: 'POST' | 'PUT';
   path: string;
   key: string;
@@ -45,6 +49,9 @@ export type JournalRecord =
       body: string;
       waits_for: string[];
       at: number;
+      /** Absent in journals written before `ref` existed, and when enqueue had none. */
+      ref?: string;
+      ref_digest?: string;
     }
   | { t: 'body'; id: string; body: string }
   | { t: 'attempt'; id: string; at: number }
@@ -56,14 +63,18 @@ export type JournalRecord =
 
 export class Entries {
   readonly byId = new Map<string, Entry>();
+  /** The entries enqueued with a `ref`, by it. */
+  readonly byRef = new Map<string, Entry>();
   private nextSeq = 0;
 
   apply(record: JournalRecord): void {
     if (record.t === 'open') return;
     if (record.t === 'enqueue') {
-      this.byId.set(record.id, {
+      const entry: Entry = {
         id: record.id,
         seq: this.nextSeq++,
+        ref: record.ref ?? null,
+        refDigest: record.ref_digest ?? null,
         method: record.method,
         path: record.path,
         key: record.key,
@@ -75,7 +86,9 @@ export class Entries {
         serverId: null,
         found: false,
         error: null,
-      });
+      };
+      this.byId.set(record.id, entry);
+      if (entry.ref !== null) this.byRef.set(entry.ref, entry);
       return;
     }
     const entry = this.byId.get(record.id);

@@ -3,7 +3,7 @@
 // process killed while writing leaves at most a torn last line, whose checksum fails: it is cut
 // off at the next open, never half applied. Node 20 has no node:sqlite, hence a file.
 import { createHash } from 'node:crypto';
-import { type FileHandle, open, readFile, truncate } from 'node:fs/promises';
+import { chmod, type FileHandle, open, readFile, truncate } from 'node:fs/promises';
 
 /** 16 hex digits of the SHA-256 of the record's JSON text. */
 function checksum(text: string): string {
@@ -52,7 +52,10 @@ export class Journal {
     }
     const { records, validBytes } = decodeRecords(data);
     if (validBytes < data.length) await truncate(file, validBytes);
-    const handle = await open(file, 'a');
+    // The store holds customers' names, NUITs and e-mails: the owner's only (0600), also when an
+    // older version made the file readable by others.
+    const handle = await open(file, 'a', 0o600);
+    await chmod(file, 0o600);
     if (validBytes < data.length) await handle.sync();
     return { journal: new Journal(handle), records, created };
   }

@@ -27,7 +27,7 @@ function alive(pid: number): boolean {
 /** Makes `file` holding our pid, atomically (written aside, then linked): false when it exists. */
 async function create(file: string): Promise<boolean> {
   const aside = `${file}.${process.pid}`;
-  const handle = await open(aside, 'w');
+  const handle = await open(aside, 'w', 0o600);
   try {
     await handle.write(String(process.pid));
     await handle.sync();

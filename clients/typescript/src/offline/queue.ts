@@ -11,7 +11,7 @@
 // - 4xx refusals move the entry (and later the entries that name it) to the failed list;
 //   no answer, 429 and 5xx after the client's retries end the flush and keep the entry pending.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VERSION } from '../client.js';
 import { PartnerApiError, PartnerApiNetworkError } from '../errors.js';
@@ -86,6 +86,44 @@ export class StoreKeyMismatchError extends Error {
   override readonly name = 'StoreKeyMismatchError';
 }
 
+export interface EnqueueOptions {
+  /** The till's own identifier of the operation, such as its sale number (1 to 200 characters). */
+  ref?: string;
+}
+
+/** What `byRef` answers: the entry's local id and its result. */
+export interface RefEntry extends EntryResult {
+  local_id: string;
+}
+
+/** The same `ref` was enqueued before with another body: refused, nothing written. */
+export class RefConflictError extends Error {
+  override readonly name = 'RefConflictError';
+  constructor(
+    readonly ref: string,
+    /** The local id of the entry already held for `ref`. */
+    readonly localId: string,
+  ) {
+    super(
+      `a referência ${JSON.stringify(ref)} já está na fila (entrada ${localId}) com outro pedido: ` +
+        'a mesma referência só se repete com o mesmo método, caminho e corpo',
+    );
+  }
+}
+
+const MAX_REF_LENGTH = 200;
+
+function refOf(ref: unknown): string | null {
+  if (ref === undefined || ref === null) return null;
+  if (typeof ref !== 'string' || ref.length === 0 || ref.length > MAX_REF_LENGTH)
+    throw new TypeError(`ref must be a string of 1 to ${MAX_REF_LENGTH} characters`);
+  return ref;
+}
+
+function refDigest(method: string, path: string, text: string): string {
+  return createHash('sha256').update(`${method} ${path}\n`).update(text).digest('hex');
+}
+
 function hashKey(salt: string, apiKey: string): string {
   return createHash('sha256').update(salt).update(apiKey).digest('hex');
 }
@@ -136,7 +174,10 @@ export class OfflineQueue {
       throw new TypeError('apiKey is required');
     if (typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl))
       throw new TypeError('baseUrl must be an http(s) address ending in /api/v1/partner');
-    await mkdir(options.path, { recursive: true });
+    // The owner's only (0700, its files 0600): the entries hold customers' names, NUITs and
+    // e-mails. A folder made looser before (or by hand) is tightened.
+    await mkdir(options.path, { recursive: true, mode: 0o700 });
+    await chmod(options.path, 0o700);
     const lock = await StoreLock.acquire(options.path);
     try {
       const file = join(options.path, 'journal.log');
@@ -173,9 +214,25 @@ export class OfflineQueue {
    * Keeps a write (POST /customers, /products, /invoices; PUT /customers/{id}, /products/{id}) on
    * disk and returns its local id. `{ $local: id }` in the body stands for the id of an entry
    * enqueued before. An invoice without `reference` gets a unique one (the 24 h look-up needs it).
+   *
+   * `ref` is the till's own identifier of the operation (its sale number): enqueued again with the
+   * same `ref` and the same body (after a crash, say), the entry already held is returned, never a
+   * second one; with another body it is refused (`RefConflictError`). Without `ref`, each call is
+   * a new entry.
    */
-  enqueue(method: 'POST' | 'PUT', path: string, body: object): Promise<string> {
+  enqueue(method: 'POST' | 'PUT', path: string, body: object, options: EnqueueOptions = {}): Promise<string> {
     return this.exclusive(async () => {
+      const ref = refOf(options?.ref);
+      // What a repeat of this ref must match: the call as the till made it (before the reference
+      // the queue may add below).
+      const digest = ref === null ? null : refDigest(method, path, encodeBody(method, path, body).text);
+      if (ref !== null) {
+        const held = this.entries.byRef.get(ref);
+        if (held) {
+          if (held.refDigest !== digest) throw new RefConflictError(ref, held.id);
+          return held.id;
+        }
+      }
       let given = body;
       if (method === 'POST' && path === '/invoices' && typeof body === 'object' && body !== null) {
         const reference = (body as { reference?: unknown }).reference;
@@ -199,9 +256,21 @@ export class OfflineQueue {
         body: encoded.text,
         waits_for: encoded.waitsFor,
         at,
+        ...(ref !== null && digest !== null ? { ref, ref_digest: digest } : {}),
       });
       return id;
     });
+  }
+
+  /**
+   * What the queue holds for the till's reference `ref` (given to enqueue): its local id and state
+   * (and the server's id once done, the refusal once failed), or null when none was enqueued with it.
+   * Read from the journal, so it answers after a crash as before it.
+   */
+  async byRef(ref: string): Promise<RefEntry | null> {
+    const entry = this.entries.byRef.get(refOf(ref)!);
+    if (!entry) return null;
+    return { local_id: entry.id, ...(await this.result(entry.id)) };
   }
 
   /**
@@ -433,7 +502,7 @@ function errorOf(error: PartnerApiError): EntryError {
   return {
     status: error.status,
     code: error.code,
-    message: error.message,
+    message: error.apiMessage,
     ...(error.errors ? { errors: error.errors } : {}),
     request_id: error.requestId,
   };

@@ -90,14 +90,17 @@ export function judgeEvents(input: {
   };
 }
 
-/** `refusedIn`: ms from the command's return to the last instance's refusal (NaN: some never did). */
+/**
+ * `refusedIn`: ms from the command's return to the sending of the first request the last instance
+ * refused (NaN: some instance never did).
+ */
 export function judgeRevoke(refusedIn: number, boundMs: number, cacheTtlMs: number): Goal {
   return {
     name: `a key revoked after the failover refused by every instance within ${boundMs} ms (key cache ${cacheTtlMs} ms: only the notification can do it)`,
     met: cacheTtlMs > boundMs && !Number.isNaN(refusedIn) && refusedIn <= boundMs,
     detail: Number.isNaN(refusedIn)
       ? 'not refused everywhere within 10 s'
-      : `the last instance after ${refusedIn.toFixed(0)} ms${cacheTtlMs > boundMs ? '' : '; the cache alone would meet the bound'}`,
+      : `the last instance refused a request sent ${Math.max(0, refusedIn).toFixed(0)} ms after${cacheTtlMs > boundMs ? '' : '; the cache alone would meet the bound'}`,
   };
 }
 

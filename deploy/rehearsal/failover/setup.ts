@@ -3,10 +3,13 @@
 // HAProxy, pgBackRest's stanza (encrypted) and full backup,
 // the service's database and role, companies, keys and webhook endpoints made with bin/invoicing,
 // three instances behind the API's HAProxy; and the small probes the phases share.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { positiveInteger } from '../../../scripts/lib/args.js';
+import { repoRoot } from '../../../scripts/lib/repo.js';
 import { invoicing } from '../lib/checks.js';
 import { seedCompanies } from '../lib/companies.js';
 import { startHaproxy } from '../lib/haproxy.js';
@@ -28,6 +31,10 @@ import {
 import { type PgHaproxy, startPgHaproxy } from './pg-haproxy.js';
 import { type EventReceivers, startEventReceivers } from './receivers.js';
 import { type Certificates, makeCertificates, SERVICE_NAME } from './tls.js';
+
+const run = promisify(execFile);
+/** The runbook's step that creates the service's role and database. */
+export const CREATE_DATABASE = path.join(repoRoot, 'deploy/runbook/create-database.sh');
 
 export const BASE = positiveInteger(process.env.FAILOVER_PORT_BASE, 'FAILOVER_PORT_BASE', 27100);
 export const PORTS = {
@@ -153,10 +160,19 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
   const tlsParameters = `sslmode=verify-full&sslrootcert=${encodeURIComponent(certificates.ca)}`;
   const superuserUrl = (port: number, database = 'postgres') =>
     `postgres://postgres:${passwords.superuser}@127.0.0.1:${port}/${database}?${tlsParameters}`;
-  await withClient(superuserUrl(PORTS.pgProxy), async (client) => {
-    await client.query(`create role invoicing login password '${appPassword}'`);
-    await client.query('create database invoicing owner invoicing');
+  // The runbook's own step (deploy/README.md, "Building the cluster"): the same script.
+  const created = await run('bash', [CREATE_DATABASE], {
+    env: {
+      ...process.env,
+      PGHOST: '127.0.0.1',
+      PGPORT: String(PORTS.pgProxy),
+      PGSSLROOTCERT: certificates.ca,
+      PGPASSWORD: passwords.superuser,
+      INVOICING_DB_PASSWORD: appPassword,
+    },
+    timeout: 60_000,
   });
+  say(created.stdout.trim());
   const databaseUrl = `postgres://invoicing:${appPassword}@127.0.0.1:${PORTS.pgProxy}/invoicing?${tlsParameters}`;
 
   // The instances' limits in the machine's Redis, under a prefix of this run only.

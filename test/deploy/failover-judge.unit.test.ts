@@ -94,6 +94,8 @@ describe('the pause bound is the documented one (issue 39, goal 4)', () => {
     expect(judgePause({ failedToOk: Number.NaN, longestGap: 60_000 }, 0, bound).met).toBe(false);
     expect(judgePause({ failedToOk: null, longestGap: 31_000 }, 0, bound).met).toBe(false);
     expect(judgePause({ failedToOk: 10_000, longestGap: 10_000 }, 1, bound).met).toBe(false);
+    // A short "first failed to first ok" does not hide a long time without an acknowledged write.
+    expect(judgePause({ failedToOk: 200, longestGap: 31_000 }, 0, bound).met).toBe(false);
   });
 });
 

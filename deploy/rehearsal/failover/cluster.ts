@@ -7,7 +7,7 @@
 // execs, so a child's pid is Patroni's own).
 import type { ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '../../../scripts/lib/repo.js';
@@ -32,6 +32,47 @@ export async function runAs(): Promise<RunAs> {
   const uid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
   const gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
   return { prefix: ['setpriv', '--reuid=postgres', '--regid=postgres', '--init-groups', '--'], uid, gid };
+}
+
+/** The configuration files Patroni and pgBackRest read. */
+export interface ConfigFiles {
+  patroni: string;
+  pgbackrest: string;
+}
+
+/**
+ * The shipped files themselves when the user PostgreSQL runs as can read them; otherwise (a
+ * checkout in a directory only root may enter, such as /root) byte-for-byte copies in the run
+ * directory, so that Patroni never stops on a file it cannot open.
+ */
+export async function configFiles(
+  runDir: string,
+  user: RunAs,
+  originals: ConfigFiles = { patroni: PATRONI_CONFIG, pgbackrest: PGBACKREST_CONFIG },
+): Promise<{ files: ConfigFiles; copied: boolean }> {
+  if (user.uid === null) return { files: originals, copied: false };
+  const [command, ...prefix] = user.prefix;
+  const readable = await Promise.all(
+    Object.values(originals).map((file) =>
+      run(command!, [...prefix, 'test', '-r', file]).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  if (readable.every(Boolean)) return { files: originals, copied: false };
+  const dir = path.join(runDir, 'config');
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const copy = (file: string) => {
+    const target = path.join(dir, path.basename(file));
+    copyFileSync(file, target);
+    chmodSync(target, 0o644);
+    return target;
+  };
+  return {
+    files: { patroni: copy(originals.patroni), pgbackrest: copy(originals.pgbackrest) },
+    copied: true,
+  };
 }
 
 /** A directory PostgreSQL's user owns (mode 0700 for data directories). */
@@ -154,12 +195,13 @@ export interface ClusterSettings {
   passwords: Passwords;
   logDir: string;
   certificates: Certificates;
+  configs: ConfigFiles;
 }
 
 function pgbackrestEnv(settings: ClusterSettings, dataDir: string, pgPort: number): NodeJS.ProcessEnv {
   const { runDir } = settings;
   return {
-    PGBACKREST_CONFIG: PGBACKREST_CONFIG,
+    PGBACKREST_CONFIG: settings.configs.pgbackrest,
     PGBACKREST_REPO1_PATH: path.join(runDir, 'pgbackrest', 'repo'),
     PGBACKREST_LOG_PATH: path.join(runDir, 'pgbackrest', 'log'),
     PGBACKREST_LOCK_PATH: path.join(runDir, 'pgbackrest', 'lock'),
@@ -241,7 +283,7 @@ export function createNode(
     restUrl,
     tls,
     async start() {
-      const [command, ...args] = [...user.prefix, 'patroni', PATRONI_CONFIG];
+      const [command, ...args] = [...user.prefix, 'patroni', settings.configs.patroni];
       child = startLogged(command!, args, logFile, { env, cwd: stateDir });
       await Promise.race([
         waitUntil(

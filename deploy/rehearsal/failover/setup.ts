@@ -19,6 +19,7 @@ import { withClient } from '../lib/postgres.js';
 import { waitUntil } from '../lib/processes.js';
 import { now, say, seconds } from '../lib/progress.js';
 import {
+  configFiles,
   createNode,
   type Etcd,
   healthy,
@@ -121,7 +122,12 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
   );
   stops.push(() => etcd.stop());
   say(`etcd on port ${PORTS.etcdClient} (TLS, client certificates required)`);
-  const settings = { runDir, etcd, user, passwords, logDir, certificates };
+  const configs = await configFiles(runDir, user);
+  if (configs.copied)
+    say(
+      `the postgres user cannot read the checkout's configuration files: Patroni and pgBackRest read byte-for-byte copies in ${configs.files.patroni.replace(/\/[^/]+$/, '')}`,
+    );
+  const settings = { runDir, etcd, user, passwords, logDir, certificates, configs: configs.files };
   preparePgbackrest(settings);
   const nodes = nodeNames.map((name, index) =>
     createNode(settings, name, PORTS.node(index).pg, PORTS.node(index).rest),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The failover rehearsal (npm run rehearsal:failover, deploy/rehearsal/failover/) runs Debian's
 # Patroni on etcd, with pgBackRest archiving the leader's WAL, over PostgreSQL 15's binaries.
-# This installs the Debian packages patroni, etcd-server, etcd-client, pgbackrest and
+# This installs the Debian packages patroni, etcd-server, etcd-client, pgbackrest, openssl (the
+# certificates: deploy/tls/make-certs.sh) and
 # postgresql-15 when any of them is missing (apt-get update only then); running it again changes
 # nothing. The rehearsal starts its own etcd, Patroni nodes and PostgreSQL in a temporary
 # directory: the packages' services are neither needed nor started here. HAProxy comes from
@@ -13,6 +14,10 @@ command -v patroni >/dev/null || missing+=(patroni)
 command -v etcd >/dev/null || missing+=(etcd-server)
 command -v etcdctl >/dev/null || missing+=(etcd-client)
 command -v pgbackrest >/dev/null || missing+=(pgbackrest)
+command -v openssl >/dev/null || missing+=(openssl)
+# Patroni's HTTPS to etcd and to the other nodes' REST API (urllib3) needs idna, which Debian's
+# patroni package does not pull in without recommends.
+python3 -c 'import idna' 2>/dev/null || missing+=(python3-idna)
 [ -x "$pg_bin/pg_ctl" ] || missing+=(postgresql-15)
 report() {
   echo "patroni: $(patroni --version 2>&1 | head -n 1); etcd: $(etcd --version 2>&1 | head -n 1);" \

@@ -70,7 +70,11 @@ const SETTLE = 10_000;
 const BEFORE_HOLD = 20_000;
 const HOLD = 30_000;
 const AFTER_HOLD = 15_000;
-/** How long a write that failed for good is sent again (past the idempotency takeover, 60 s). */
+/**
+ * How long a write that failed for good is sent again: past the idempotency takeover, which is
+ * immediate when the holder's session is known to be gone (its instance killed) and otherwise
+ * comes after IDEMPOTENCY_LOCK_TIMEOUT_SECONDS, with room for the retries in between.
+ */
 const RESEND_FOR = 120_000;
 /** The p99 during the webhook hold may be at most this many times the p99 before it. */
 const HOLD_P99_RATIO = 1.5;
@@ -240,8 +244,9 @@ async function rehearse(stack: Stack): Promise<{ table: string; goals: Goal[]; n
   const loadEnd = now();
 
   // A write whose call failed for good is sent again, same key and bytes, as a partner's job
-  // would, until it is accepted: a claim left by a request that died is taken over only after
-  // IDEMPOTENCY_LOCK_TIMEOUT_SECONDS (60 s), so this may take a minute (bounded at RESEND_FOR).
+  // would, until it is accepted: a claim left by a request that died is taken over at once when
+  // its database session is known to be gone, otherwise after IDEMPOTENCY_LOCK_TIMEOUT_SECONDS
+  // (bounded at RESEND_FOR).
   const failedWrites = load.writes.filter((write) => write.outcome === 'failed');
   const resent = await Promise.all(
     failedWrites.map(async (write) => {

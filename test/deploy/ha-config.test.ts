@@ -70,6 +70,68 @@ describe('HAProxy for PostgreSQL (deploy/haproxy/postgres.cfg)', () => {
   });
 });
 
+describe('a cluster only its members can steer (issue 38, goal 1): the shipped files', () => {
+  const etcd = read('deploy/patroni/etcd.env');
+  const env = read('deploy/invoicing.env.example');
+
+  it('etcd: TLS for clients and peers, a client certificate required from both', () => {
+    for (const name of ['LISTEN_CLIENT_URLS', 'ADVERTISE_CLIENT_URLS', 'LISTEN_PEER_URLS', 'INITIAL_CLUSTER'])
+      expect(new RegExp(`^ETCD_${name}=(.*)$`, 'm').exec(etcd)?.[1], name).not.toMatch(/http:\/\//);
+    for (const name of ['CLIENT_CERT_AUTH', 'PEER_CLIENT_CERT_AUTH'])
+      expect(etcd).toMatch(new RegExp(`^ETCD_${name}=true$`, 'm'));
+    for (const name of [
+      'CERT_FILE',
+      'KEY_FILE',
+      'TRUSTED_CA_FILE',
+      'PEER_CERT_FILE',
+      'PEER_KEY_FILE',
+      'PEER_TRUSTED_CA_FILE',
+    ])
+      expect(etcd).toMatch(new RegExp(`^ETCD_${name}=/\\S+$`, 'm'));
+  });
+
+  it("Patroni: etcd3 over https with the node's certificate; the REST API over TLS with an allowlist and client certificates", () => {
+    const etcd3 = /^etcd3:\n((?:[ #].*\n)+)/m.exec(patroni)?.[1] ?? '';
+    expect(etcd3).toMatch(/^\s+protocol: https\b/m);
+    for (const key of ['cacert', 'cert', 'key']) expect(etcd3).toMatch(new RegExp(`^\\s+${key}: /\\S+`, 'm'));
+    const restapi = /^restapi:\n((?:[ #].*\n)+)/m.exec(patroni)?.[1] ?? '';
+    for (const key of ['certfile', 'keyfile', 'cafile'])
+      expect(restapi).toMatch(new RegExp(`^\\s+${key}: /\\S+`, 'm'));
+    expect(restapi).toMatch(/^\s+verify_client: (optional|required)\b/m);
+    expect(restapi).toMatch(/^\s+allowlist:/m);
+  });
+
+  it('PostgreSQL: ssl on, only hostssl lines from the network, replication and rewind with verify-full', () => {
+    expect(patroni).toMatch(/^\s+ssl: "on"/m);
+    expect(patroni).toMatch(/^\s+ssl_cert_file: \S+/m);
+    expect(patroni).toMatch(/^\s+ssl_key_file: \S+/m);
+    const hba = [...patroni.matchAll(/^\s+- (local|host\w*) /gm)].map((m) => m[1]);
+    expect(hba.length).toBeGreaterThan(2);
+    expect(hba.filter((kind) => kind !== 'local' && kind !== 'hostssl')).toEqual([]);
+    expect([...patroni.matchAll(/^\s+sslmode: verify-full\b/gm)]).toHaveLength(2);
+  });
+
+  it("HAProxy checks Patroni over TLS against the CA and the service's name", () => {
+    expect(haproxy).toMatch(
+      /default-server .*check-ssl verify required ca-file "\$\{PG_CA_FILE\}" verifyhost "\$\{PG_SERVICE_NAME\}"/,
+    );
+  });
+
+  it("the service's DATABASE_URL example says sslmode=verify-full with the CA", () => {
+    expect(env).toMatch(
+      /^# DATABASE_URL=postgres:\/\/\S+@postgres\.invoicing\.internal:\d+\/invoicing\?sslmode=verify-full&sslrootcert=\/\S+$/m,
+    );
+  });
+
+  it("pgBackRest: the lock under postgres's own directory, never /tmp; the repository encrypted, the passphrase not in the file", () => {
+    const lock = /^lock-path=(.*)$/m.exec(pgbackrest)?.[1];
+    expect(lock).toBeDefined();
+    expect(lock).not.toMatch(/^\/(tmp|var\/tmp|dev\/shm)\b/);
+    expect(pgbackrest).toMatch(/^repo1-cipher-type=aes-256-cbc$/m);
+    expect(pgbackrest).not.toMatch(/^repo1-cipher-pass=/m);
+  });
+});
+
 describe('supported Node.js', () => {
   it('engines asks for 22 or later, and the image runs 24', () => {
     const pkg = JSON.parse(read('package.json')) as { engines: { node: string } };

@@ -1,16 +1,18 @@
-// The failover rehearsal's database tier, all on 127.0.0.1: one etcd member, three Patroni nodes
-// running deploy/patroni/patroni.yml unchanged (each node's name, addresses, data directory and
-// passwords come from Patroni's environment variables), PostgreSQL 15 under them, pgBackRest
-// archiving from the leader with deploy/pgbackrest/pgbackrest.conf. PostgreSQL refuses to run as
-// root: as root, Patroni and pgBackRest run as the `postgres` user (setpriv execs, so a child's
-// pid is Patroni's own).
+// The failover rehearsal's database tier, all on 127.0.0.1: one etcd member (client and peer TLS,
+// client certificates required), three Patroni nodes running deploy/patroni/patroni.yml unchanged
+// (each node's name, addresses, data directory, certificate files and passwords come from
+// Patroni's environment variables), PostgreSQL 15 under them (TLS only), pgBackRest archiving from
+// the leader into an encrypted repository with deploy/pgbackrest/pgbackrest.conf. PostgreSQL
+// refuses to run as root: as root, Patroni and pgBackRest run as the `postgres` user (setpriv
+// execs, so a child's pid is Patroni's own).
 import type { ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '../../../scripts/lib/repo.js';
-import { exitAsError, getText, isRunning, signalAndWait, startLogged, waitUntil } from '../lib/processes.js';
+import { exitAsError, isRunning, signalAndWait, startLogged, waitUntil } from '../lib/processes.js';
+import { type Certificates, installNodeCertificate, tlsRequest } from './tls.js';
 
 const run = promisify(execFile);
 
@@ -32,6 +34,47 @@ export async function runAs(): Promise<RunAs> {
   return { prefix: ['setpriv', '--reuid=postgres', '--regid=postgres', '--init-groups', '--'], uid, gid };
 }
 
+/** The configuration files Patroni and pgBackRest read. */
+export interface ConfigFiles {
+  patroni: string;
+  pgbackrest: string;
+}
+
+/**
+ * The shipped files themselves when the user PostgreSQL runs as can read them; otherwise (a
+ * checkout in a directory only root may enter, such as /root) byte-for-byte copies in the run
+ * directory, so that Patroni never stops on a file it cannot open.
+ */
+export async function configFiles(
+  runDir: string,
+  user: RunAs,
+  originals: ConfigFiles = { patroni: PATRONI_CONFIG, pgbackrest: PGBACKREST_CONFIG },
+): Promise<{ files: ConfigFiles; copied: boolean }> {
+  if (user.uid === null) return { files: originals, copied: false };
+  const [command, ...prefix] = user.prefix;
+  const readable = await Promise.all(
+    Object.values(originals).map((file) =>
+      run(command!, [...prefix, 'test', '-r', file]).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  if (readable.every(Boolean)) return { files: originals, copied: false };
+  const dir = path.join(runDir, 'config');
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const copy = (file: string) => {
+    const target = path.join(dir, path.basename(file));
+    copyFileSync(file, target);
+    chmodSync(target, 0o644);
+    return target;
+  };
+  return {
+    files: { patroni: copy(originals.patroni), pgbackrest: copy(originals.pgbackrest) },
+    copied: true,
+  };
+}
+
 /** A directory PostgreSQL's user owns (mode 0700 for data directories). */
 export function ownedDir(dir: string, user: RunAs, mode = 0o700): string {
   mkdirSync(dir, { recursive: true, mode });
@@ -45,10 +88,15 @@ export interface Passwords {
   rewind: string;
   /** Patroni's REST API (restapi.authentication: user `patroni`). */
   restapi: string;
+  /** pgBackRest's repository (PGBACKREST_REPO1_CIPHER_PASS). */
+  repoCipher: string;
 }
 
 export interface Etcd {
+  /** host:port, for Patroni's etcd3.hosts. */
   url: string;
+  /** https://host:port, for etcdctl. */
+  endpoint: string;
   stop(): Promise<void>;
 }
 
@@ -57,10 +105,13 @@ export async function startEtcd(
   clientPort: number,
   peerPort: number,
   logFile: string,
+  certificates: Certificates,
 ): Promise<Etcd> {
-  const client = `http://127.0.0.1:${clientPort}`;
-  const peer = `http://127.0.0.1:${peerPort}`;
-  // The single-member form of deploy/patroni/etcd.env.
+  const client = `https://127.0.0.1:${clientPort}`;
+  const peer = `https://127.0.0.1:${peerPort}`;
+  const own = certificates.cert('etcd1');
+  // The single-member form of deploy/patroni/etcd.env: TLS for clients and peers, and a
+  // certificate of the cluster's CA required from both.
   const child = startLogged(
     'etcd',
     [
@@ -80,13 +131,18 @@ export async function startEtcd(
       `etcd1=${peer}`,
       '--initial-cluster-state',
       'new',
+      ...['--cert-file', own.cert, '--key-file', own.key, '--trusted-ca-file', certificates.ca],
+      '--client-cert-auth',
+      ...['--peer-cert-file', own.cert, '--peer-key-file', own.key],
+      ...['--peer-trusted-ca-file', certificates.ca, '--peer-client-cert-auth'],
     ],
     logFile,
   );
   await Promise.race([
     waitUntil(
       'etcd healthy',
-      async () => (await getText(`${client}/health`)).text.includes('true'),
+      async () =>
+        (await tlsRequest(`${client}/health`, { ca: certificates.ca, client: own })).text.includes('true'),
       30_000,
       200,
     ),
@@ -94,6 +150,7 @@ export async function startEtcd(
   ]);
   return {
     url: `127.0.0.1:${clientPort}`,
+    endpoint: client,
     async stop() {
       await signalAndWait(child, 'SIGTERM', 10_000);
     },
@@ -114,7 +171,10 @@ export interface PatroniNode {
   pgPort: number;
   restPort: number;
   dataDir: string;
+  /** https://127.0.0.1:port */
   restUrl: string;
+  /** This node's certificate, key and the CA (tls/ next to its data directory). */
+  tls: { cert: string; key: string; ca: string };
   start(): Promise<void>;
   running(): boolean;
   /** The machine is gone: SIGKILL to Patroni, the postmaster and every backend at once. */
@@ -134,17 +194,20 @@ export interface ClusterSettings {
   user: RunAs;
   passwords: Passwords;
   logDir: string;
+  certificates: Certificates;
+  configs: ConfigFiles;
 }
 
 function pgbackrestEnv(settings: ClusterSettings, dataDir: string, pgPort: number): NodeJS.ProcessEnv {
   const { runDir } = settings;
   return {
-    PGBACKREST_CONFIG: PGBACKREST_CONFIG,
+    PGBACKREST_CONFIG: settings.configs.pgbackrest,
     PGBACKREST_REPO1_PATH: path.join(runDir, 'pgbackrest', 'repo'),
     PGBACKREST_LOG_PATH: path.join(runDir, 'pgbackrest', 'log'),
     PGBACKREST_LOCK_PATH: path.join(runDir, 'pgbackrest', 'lock'),
     PGBACKREST_PG1_PATH: dataDir,
     PGBACKREST_PG1_PORT: String(pgPort),
+    PGBACKREST_REPO1_CIPHER_PASS: settings.passwords.repoCipher,
   };
 }
 
@@ -161,18 +224,38 @@ export function createNode(
   restPort: number,
 ): PatroniNode {
   const { runDir, user, passwords } = settings;
-  // Empty, owned by postgres, mode 0700: Patroni runs initdb or pg_basebackup into it.
-  const dataDir = ownedDir(path.join(runDir, name), user);
+  // The node's directory holds data/ (empty, owned by postgres, mode 0700: Patroni runs initdb or
+  // pg_basebackup into it) and tls/ next to it, as /var/lib/postgresql/15/ does in production.
+  const nodeDir = ownedDir(path.join(runDir, name), user);
+  const dataDir = ownedDir(path.join(nodeDir, 'data'), user);
+  const tls = installNodeCertificate(
+    settings.certificates,
+    name,
+    ownedDir(path.join(nodeDir, 'tls'), user),
+    user,
+  );
   const stateDir = ownedDir(path.join(runDir, `${name}-state`), user);
   const logFile = path.join(settings.logDir, `${name}.log`);
-  const restUrl = `http://127.0.0.1:${restPort}`;
+  const restUrl = `https://127.0.0.1:${restPort}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...pgbackrestEnv(settings, dataDir, pgPort),
+    // The postgres user's own home, as in production: libpq (Patroni's connections, pg_rewind,
+    // pg_basebackup) looks for a client certificate in ~/.postgresql/, and root's is unreadable.
+    HOME: stateDir,
     PATRONI_NAME: name,
     PATRONI_RESTAPI_LISTEN: `127.0.0.1:${restPort}`,
     PATRONI_RESTAPI_CONNECT_ADDRESS: `127.0.0.1:${restPort}`,
+    PATRONI_RESTAPI_CERTFILE: tls.cert,
+    PATRONI_RESTAPI_KEYFILE: tls.key,
+    PATRONI_RESTAPI_CAFILE: tls.ca,
+    PATRONI_RESTAPI_ALLOWLIST: '127.0.0.1',
     PATRONI_ETCD3_HOSTS: settings.etcd.url,
+    PATRONI_ETCD3_CACERT: tls.ca,
+    PATRONI_ETCD3_CERT: tls.cert,
+    PATRONI_ETCD3_KEY: tls.key,
+    PATRONI_REPLICATION_SSLROOTCERT: tls.ca,
+    PATRONI_REWIND_SSLROOTCERT: tls.ca,
     PATRONI_POSTGRESQL_LISTEN: `127.0.0.1:${pgPort}`,
     PATRONI_POSTGRESQL_CONNECT_ADDRESS: `127.0.0.1:${pgPort}`,
     PATRONI_POSTGRESQL_DATA_DIR: dataDir,
@@ -198,13 +281,14 @@ export function createNode(
     restPort,
     dataDir,
     restUrl,
+    tls,
     async start() {
-      const [command, ...args] = [...user.prefix, 'patroni', PATRONI_CONFIG];
+      const [command, ...args] = [...user.prefix, 'patroni', settings.configs.patroni];
       child = startLogged(command!, args, logFile, { env, cwd: stateDir });
       await Promise.race([
         waitUntil(
           `${name}'s REST API`,
-          async () => (await getText(`${restUrl}/health`)).status > 0,
+          async () => (await tlsRequest(`${restUrl}/health`, { ca: tls.ca })).status > 0,
           120_000,
           250,
         ),
@@ -247,7 +331,7 @@ export function createNode(
     },
     async isPrimary() {
       try {
-        return (await getText(`${restUrl}/primary`, 1000)).status === 200;
+        return (await tlsRequest(`${restUrl}/primary`, { ca: tls.ca, timeoutMs: 1000 })).status === 200;
       } catch {
         return false;
       }
@@ -269,7 +353,10 @@ function alive(pid: number): boolean {
 export async function members(nodes: PatroniNode[]): Promise<Member[]> {
   for (const node of nodes) {
     try {
-      const { status, text } = await getText(`${node.restUrl}/cluster`, 1500);
+      const { status, text } = await tlsRequest(`${node.restUrl}/cluster`, {
+        ca: node.tls.ca,
+        timeoutMs: 1500,
+      });
       if (status === 200) return (JSON.parse(text) as { members: Member[] }).members;
     } catch {
       // this node is gone: ask the next
@@ -310,18 +397,23 @@ export async function pgbackrest(user: RunAs, node: PatroniNode, args: string[])
   }
 }
 
-/** A planned switchover by Patroni's REST API (what `patronictl switchover` asks for). */
+/**
+ * A planned switchover by Patroni's REST API (what `patronictl switchover` asks for): from an
+ * allowed address, with a client certificate of the CA (the leader's own, as patronictl on a node
+ * uses) and the REST API's credentials.
+ */
 export async function switchover(leader: PatroniNode, candidate: string, password: string): Promise<string> {
-  const response = await fetch(`${leader.restUrl}/switchover`, {
+  const { status, text } = await tlsRequest(`${leader.restUrl}/switchover`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       authorization: `Basic ${Buffer.from(`patroni:${password}`).toString('base64')}`,
     },
     body: JSON.stringify({ leader: leader.name, candidate }),
-    signal: AbortSignal.timeout(60_000),
+    ca: leader.tls.ca,
+    client: leader.tls,
+    timeoutMs: 60_000,
   });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`switchover refused: ${response.status} ${text}`);
+  if (status !== 200) throw new Error(`switchover refused: ${status} ${text}`);
   return text.trim();
 }

@@ -1,5 +1,6 @@
 // Debian's HAProxy with deploy/haproxy/postgres.cfg unchanged, in front of the Patroni nodes: the
-// instances' DATABASE_URL names it. Its runtime API says which node it sends connections to.
+// instances' DATABASE_URL names it. It checks each node's Patroni over HTTPS against the cluster's
+// CA and the service's name. Its runtime API says which node it sends connections to.
 import path from 'node:path';
 import { repoRoot } from '../../../scripts/lib/repo.js';
 import { runtimeCommand } from '../lib/haproxy.js';
@@ -25,12 +26,17 @@ export async function startPgHaproxy(options: {
   nodes: PatroniNode[];
   runDir: string;
   logFile: string;
+  /** The cluster's CA and the name every node's certificate carries. */
+  caFile: string;
+  serviceName: string;
 }): Promise<PgHaproxy> {
   const statsSocket = path.join(options.runDir, 'haproxy-postgres.sock');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PG_PRIMARY_BIND: `127.0.0.1:${options.port}`,
     PG_HAPROXY_STATS_SOCKET: statsSocket,
+    PG_CA_FILE: options.caFile,
+    PG_SERVICE_NAME: options.serviceName,
   };
   options.nodes.forEach((node, index) => {
     env[`PG_NODE_${index + 1}`] = `127.0.0.1:${node.pgPort}`;

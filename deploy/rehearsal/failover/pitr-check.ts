@@ -7,6 +7,7 @@ import { createInstance } from '../lib/instances.js';
 import type { TrackedWrite } from '../lib/load.js';
 import { say, seconds } from '../lib/progress.js';
 import { leaderOf, pgbackrest, type RunAs } from './cluster.js';
+import { pitrExact } from './judge.js';
 import { restoreToTime, targetTime } from './pitr.js';
 import { markerCounts, PORTS, REDIS_URL, type RunContext, type Setup, status } from './setup.js';
 
@@ -43,6 +44,7 @@ export async function restoreAndCheck(
       target: targetTime(targetWall),
       superuserUrl: (port) => setup.superuserUrl(port),
       logFile: path.join(logDir, 'postgres-restored.log'),
+      certificates: setup.certificates,
     });
     stops.push(() => restored.stop());
     const counts = await markerCounts(setup.superuserUrl(PORTS.restoredPg, 'invoicing'), runId);
@@ -54,8 +56,14 @@ export async function restoreAndCheck(
     const beforeOnce = before.filter((w) => counts.get(w.marker) === 1).length;
     const afterFound = after.filter((w) => (counts.get(w.marker) ?? 0) > 0).length;
     const straddlingBad = straddling.filter((w) => (counts.get(w.marker) ?? 0) > 1).length;
-    const exact =
-      beforeOnce === before.length && afterFound === 0 && straddlingBad === 0 && before.length > 0;
+    const exact = pitrExact({
+      before: before.length,
+      beforeOnce,
+      after: after.length,
+      afterFound,
+      straddling: straddling.length,
+      straddlingTwice: straddlingBad,
+    });
 
     // The restored database served by a fresh instance with the keys the load used.
     const restoredUrl = setup.databaseUrl.replace(

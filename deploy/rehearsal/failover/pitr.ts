@@ -4,12 +4,14 @@
 // archived WAL up to that moment and opens as a separate, stand-alone cluster. The settings that
 // belong to the Patroni node the backup came from are overridden on the command line: no WAL
 // archiving into the same repository, no synchronous standby to wait for, its own port, socket and
-// pg_hba.conf.
+// pg_hba.conf. Its TLS settings are the node's (ssl_cert_file ../tls/node.crt): the restored
+// cluster gets a certificate of its own in tls/ next to its data directory, as a node has.
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import { exitAsError, signalAndWait, startLogged, waitUntil } from '../lib/processes.js';
 import { ownedDir, type PatroniNode, PG_BIN, pgbackrest, type RunAs } from './cluster.js';
+import { type Certificates, installNodeCertificate } from './tls.js';
 
 export interface RestoredCluster {
   port: number;
@@ -34,9 +36,17 @@ export async function restoreToTime(options: {
   target: string;
   superuserUrl: (port: number) => string;
   logFile: string;
+  certificates: Certificates;
 }): Promise<RestoredCluster> {
   const { user, runDir, port } = options;
-  const dataDir = ownedDir(path.join(runDir, 'restored'), user);
+  const clusterDir = ownedDir(path.join(runDir, 'restored'), user);
+  const dataDir = ownedDir(path.join(clusterDir, 'data'), user);
+  installNodeCertificate(
+    options.certificates,
+    'restored',
+    ownedDir(path.join(clusterDir, 'tls'), user),
+    user,
+  );
   const socketDir = ownedDir(path.join(runDir, 'restored-socket'), user);
   const restoreStart = performance.now();
   await pgbackrest(user, options.node, [

@@ -6,10 +6,14 @@
 // (deploy/haproxy/haproxy.cfg), Redis at 127.0.0.1:6379 under a key prefix of the run's own, a
 // steady load through the official TypeScript client and webhook receivers. Then: SIGKILL the
 // leader's Patroni and PostgreSQL together; revoke a key; bring the old leader back (pg_rewind);
-// a planned switchover; a point-in-time restore to a moment before the kill. Everything listens on
-// 127.0.0.1, on ports FAILOVER_PORT_BASE (27100) to +99, and lives in a temporary directory
-// removed at the end. It prints one table and exits 1 when a goal is missed, 2 when it could not
-// run.
+// a planned switchover; a point-in-time restore to a moment before the kill. Before the load, what
+// an outsider can do to the cluster is tried (members-only.ts). Everything runs with TLS
+// (deploy/tls/make-certs.sh), listens on 127.0.0.1, on ports FAILOVER_PORT_BASE (27100) to +99,
+// and lives in a temporary directory removed at the end. It prints one table, writes it with the
+// goals to results/failover/results.json (deploy/README.md's tables are made from that file:
+// write-readme.ts), and exits 1 when a goal is missed, 2 when it could not run. Every goal is
+// judged in judge.ts.
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -32,32 +36,51 @@ import { Load } from '../lib/load.js';
 import { withClient } from '../lib/postgres.js';
 import { installCleanup, portAccepts, stopAllChildren, waitUntil } from '../lib/processes.js';
 import { now, say, seconds } from '../lib/progress.js';
-import { isRetryable, Recorder } from '../lib/recorder.js';
+import { Recorder } from '../lib/recorder.js';
 import { endedWithin, type Goal, renderGoals } from '../lib/report.js';
 import {
   healthy,
   leaderOf,
   members,
+  PATRONI_CONFIG,
   type PatroniNode,
   PG_BIN,
   pgbackrest,
   runAs,
   switchover,
 } from './cluster.js';
+import {
+  type Attempt,
+  judgeEvents,
+  judgeMembersOnly,
+  judgeNoCallGaveUp,
+  judgePause,
+  judgePhases,
+  judgeRejoin,
+  judgeRetryable,
+  judgeRevoke,
+  judgeSwitchover,
+  judgeWrites,
+  pauseBoundMs,
+  type Rejoin,
+} from './judge.js';
+import { etcdMember, etcdOutsiders, patroniOutsiders, postgresAttempts } from './members-only.js';
 import { targetTime } from './pitr.js';
 import { restoreAndCheck } from './pitr-check.js';
 import { type Phase, pauseOf, renderTable, rowOf, writesOf } from './report.js';
+import { type FailoverResults, RESULTS_FILE } from './results.js';
 import {
   BASE,
   bringUp,
   COMPANIES,
   INSTANCES,
+  KEY_CACHE_TTL_MS,
   markerCounts,
   NODES,
   PAUSE_MS,
   PORTS,
   REDIS_URL,
-  RETRY_BUDGET_MS,
+  REJOIN_BOUND_MS,
   REVOKE_BOUND_MS,
   type RunContext,
   SETTLE,
@@ -97,11 +120,31 @@ function machine(): string {
   return `${cpu}, ${os.availableParallelism()} cores, ${Math.round(os.totalmem() / 1024 ** 3)} GiB, ${os.type()} ${os.release()}; load average at the start ${load}; Node ${process.version}`;
 }
 
+/** The versions of what the run starts, as each program prints it. */
+function components(): string {
+  const first = (command: string, args: string[]) => {
+    try {
+      const output = execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      return output.split('\n')[0]!.trim();
+    } catch {
+      return `${command}: unknown`;
+    }
+  };
+  return [
+    first(path.join(PG_BIN, 'postgres'), ['--version']),
+    first('patroni', ['--version']),
+    first('etcd', ['--version']),
+    first('pgbackrest', ['version']),
+    first(process.env.HAPROXY_PATH ?? '/usr/sbin/haproxy', ['-v']).replace(/ - https?:.*$/, ''),
+    first('openssl', ['version']),
+  ].join(', ');
+}
+
 /** Any postmaster still running from the run's data directories ends now (also on Ctrl-C). */
 function killPostmasters(runDir: string): void {
   if (!existsSync(runDir)) return;
   for (const entry of readdirSync(runDir)) {
-    const file = path.join(runDir, entry, 'postmaster.pid');
+    const file = path.join(runDir, entry, 'data', 'postmaster.pid');
     if (!existsSync(file)) continue;
     const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
     try {
@@ -114,6 +157,28 @@ function killPostmasters(runDir: string): void {
   }
 }
 
+/** Issue 38: what someone who reaches the ports but holds no key of the cluster's CA can do. */
+async function membersOnly(setup: Setup): Promise<Goal> {
+  const leader = await leaderOf(setup.nodes);
+  if (!leader) throw new Error('no leader to try the cluster on');
+  const outsiders: Attempt[] = [];
+  const insiders: Attempt[] = [];
+  outsiders.push(...(await etcdOutsiders(setup.etcd, setup.certificates.ca)));
+  insiders.push(await etcdMember(setup.etcd, leader));
+  const postgres = await postgresAttempts({
+    password: setup.superuserPassword,
+    proxyPort: PORTS.pgProxy,
+    leader,
+    ca: setup.certificates.ca,
+  });
+  outsiders.push(...postgres.outsiders);
+  insiders.push(...postgres.members);
+  outsiders.push(...(await patroniOutsiders(leader, setup.restapiPassword)));
+  const goal = judgeMembersOnly(outsiders, insiders);
+  say(`members only: ${goal.met ? 'every outsider refused' : `MISSED: ${goal.detail}`}`);
+  return goal;
+}
+
 async function rehearse(setup: Setup) {
   const { receivers } = setup;
   const { nodes, keys } = setup;
@@ -121,6 +186,7 @@ async function rehearse(setup: Setup) {
   const goals: Goal[] = [];
   const notes: string[] = [];
   const phases: Phase[] = [];
+  const steer = await membersOnly(setup);
   const load = new Load({
     baseUrl: setup.apiUrl,
     keys,
@@ -201,6 +267,7 @@ async function rehearse(setup: Setup) {
   );
 
   let refusedIn = Number.NaN;
+  const rejoin: Rejoin = { role: null, state: null, ms: 0, log: '' };
   await phase(
     'revoke a key after the failover',
     async () => {
@@ -217,19 +284,25 @@ async function rehearse(setup: Setup) {
         );
       await invoicing(setup.cliEnv, ['keys', 'revoke', String(revocable.id)]);
       const revoked = now();
+      // Each instance is asked again and again; what counts is when the first request it refused
+      // was sent: from then on it refuses the key (on a busy machine a request's own answer may
+      // take longer than the bound, which says nothing of when the instance learnt of the change).
       const refusedAt = await Promise.all(
         urls.map((url) =>
           waitUntil(
             `${url} refuses the revoked key`,
-            async () => ((await status(url, revocable.key)) === 401 ? now() : false),
+            async () => {
+              const sent = now();
+              return (await status(url, revocable.key)) === 401 ? sent : false;
+            },
             10_000,
             25,
           ).catch(() => Number.NaN),
         ),
       );
       refusedIn = Math.max(...refusedAt.map((at) => at - revoked));
-      return `refused by ${refusedAt.filter((at) => !Number.isNaN(at)).length} of ${urls.length} instances, the last ${
-        Number.isNaN(refusedIn) ? 'never (10 s)' : `${refusedIn.toFixed(0)} ms`
+      return `refused by ${refusedAt.filter((at) => !Number.isNaN(at)).length} of ${urls.length} instances: the last one refused a request sent ${
+        Number.isNaN(refusedIn) ? 'never (10 s)' : `${Math.max(0, refusedIn).toFixed(0)} ms`
       } after bin/invoicing keys revoke returned`;
     },
     3000,
@@ -240,13 +313,19 @@ async function rehearse(setup: Setup) {
     async () => {
       const node = oldLeader as PatroniNode | null;
       if (!node) throw new Error('no old leader');
+      const logFile = path.join(logDir, `${node.name}.log`);
+      const logFrom = readFileSync(logFile).length;
       const started = now();
       await node.start();
-      const seen = await waitUntil('3 nodes running again', () => healthy(nodes), 180_000, 500);
-      const log = readFileSync(path.join(logDir, `${node.name}.log`), 'utf8');
-      const rewound = /pg_rewind exit code=0/.test(log);
+      const seen = await waitUntil('3 nodes running again', () => healthy(nodes), REJOIN_BOUND_MS, 500);
+      rejoin.ms = now() - started;
+      rejoin.log = readFileSync(logFile).subarray(logFrom).toString('utf8');
       const me = seen.find((m) => m.name === node.name);
-      return `${node.name} back as ${me?.role} (${me?.state}) in ${seconds(now() - started)}${rewound ? ', rewound with pg_rewind' : ', no rewind needed'}`;
+      rejoin.role = me?.role ?? null;
+      rejoin.state = me?.state ?? null;
+      rejoin.timeline = me?.timeline;
+      rejoin.leaderTimeline = seen.find((m) => m.role === 'leader')?.timeline;
+      return judgeRejoin(rejoin, REJOIN_BOUND_MS).detail;
     },
     5000,
   );
@@ -353,68 +432,48 @@ async function rehearse(setup: Setup) {
   ];
   const table = renderTable(rows, extra);
 
-  // Goals.
-  const failedPhases = phases.filter((p) => p.failed);
-  goals.push({
-    name: 'every phase carried out, no instance exited unasked',
-    met: failedPhases.length === 0 && crashes.length === 0,
-    detail:
-      [...failedPhases.map((p) => `${p.name}: ${p.detail}`), ...crashes].join('; ') ||
-      `${phases.length} phases`,
-  });
-  const whole = recorder.records.filter((r) => r.at + r.ms >= loadStart && r.at + r.ms < loadEnd);
-  const notRetryable = whole.filter((r) => r.outcome !== 'ok' && !isRetryable(r.outcome));
-  goals.push({
-    name: 'every failed request retryable (429, 409 in flight, 5xx, no answer)',
-    met: notRetryable.length === 0,
-    detail: notRetryable.length
-      ? [...new Set(notRetryable.map((r) => `${r.route} ${r.outcome}`))].slice(0, 5).join(', ')
-      : `${whole.filter((r) => r.outcome !== 'ok').length} failed of ${whole.length}, all retryable`,
-  });
-  const pause = pauseOf(recorder.records, failover.start, failover.until);
-  const pauseMs = pause.failedToOk ?? pause.longestGap;
-  goals.push({
-    name: `failover: the pause in writes under the clients' retry budget (${seconds(RETRY_BUDGET_MS)}), 0 calls failed after retries`,
-    met: !Number.isNaN(pauseMs) && pauseMs < RETRY_BUDGET_MS && failover.callsFailed === 0,
-    detail: `first failed write to first acknowledged ${
-      pause.failedToOk === null ? '- (none failed)' : seconds(pause.failedToOk)
-    }, longest without an acknowledged write ${seconds(pause.longestGap)}; ${failover.callsFailed} calls failed after the client's retries`,
-  });
-  const all = rows[rows.length - 1]!.writes;
-  goals.push({
-    name: 'writes acknowledged = rows found on the new primary: 0 lost, 0 duplicated',
-    met: all.lost === 0 && all.duplicated === 0 && all.acknowledged > 0,
-    detail: `${all.acknowledged} acknowledged, ${all.found} found once, ${all.lost} lost, ${all.duplicated} duplicated`,
-  });
+  // Goals, each judged in judge.ts.
+  goals.push(steer);
+  goals.push(judgePhases(phases, crashes));
+  goals.push(
+    judgeRetryable(recorder.records.filter((r) => r.at + r.ms >= loadStart && r.at + r.ms < loadEnd)),
+  );
+  goals.push(
+    judgePause(
+      pauseOf(recorder.records, failover.start, failover.until),
+      failover.callsFailed,
+      pauseBoundMs(readFileSync(PATRONI_CONFIG, 'utf8')),
+    ),
+  );
+  goals.push(judgeWrites(rows[rows.length - 1]!.writes));
   const createdMarkers = load.writes.filter((w) => w.outcome === 'created').map((w) => w.marker);
-  const withoutEvent = createdMarkers.filter(
-    (marker) => !events.some((e) => e.payload.includes(`"${marker}"`)),
+  goals.push(
+    judgeEvents({
+      written: events.length,
+      undelivered: events.filter((e) => !delivered.has(e.public_id)).length,
+      deliveries: receivers.received().deliveries,
+      withoutEvent: createdMarkers.filter((marker) => !events.some((e) => e.payload.includes(`"${marker}"`))),
+    }),
   );
-  const undelivered = events.filter((e) => !delivered.has(e.public_id));
-  goals.push({
-    name: "every event written delivered at least once; every acknowledged write's event written",
-    met: undelivered.length === 0 && withoutEvent.length === 0 && events.length > 0,
-    detail: `${events.length} written, ${events.length - undelivered.length} delivered (${
-      receivers.received().deliveries
-    } deliveries); ${withoutEvent.length} acknowledged writes without an event${
-      withoutEvent.length ? ` (${withoutEvent.slice(0, 3).join(', ')})` : ''
-    }`,
-  });
-  goals.push({
-    name: `a key revoked after the failover refused by every instance within ${REVOKE_BOUND_MS} ms`,
-    met: !Number.isNaN(refusedIn) && refusedIn <= REVOKE_BOUND_MS,
-    detail: Number.isNaN(refusedIn)
-      ? 'not refused everywhere within 10 s'
-      : `the last instance after ${refusedIn.toFixed(0)} ms`,
-  });
-  const swFailed = endedWithin(recorder.records, switched.start, switched.until).filter(
-    (r) => r.outcome !== 'ok',
+  goals.push(judgeRevoke(refusedIn, REVOKE_BOUND_MS, KEY_CACHE_TTL_MS));
+  goals.push(judgeRejoin(rejoin, REJOIN_BOUND_MS));
+  goals.push(
+    judgeSwitchover(
+      switched,
+      endedWithin(recorder.records, switched.start, switched.until).filter((r) => r.outcome !== 'ok').length,
+    ),
   );
-  goals.push({
-    name: 'switchover: 0 failed calls after the client retries',
-    met: !switched.failed && switched.callsFailed === 0,
-    detail: `${swFailed.length} failed attempts (retried), ${switched.callsFailed} calls failed after retries`,
-  });
+  // Calls that gave up outside every phase (the warm-up, the tail before the load stopped) count too.
+  const inPhases = phases.reduce((sum, p) => sum + p.callsFailed, 0);
+  const outside = load.stats.callsFailed - inPhases;
+  goals.push(
+    judgeNoCallGaveUp(
+      outside > 0
+        ? [...phases, { name: 'outside the phases', detail: '', start: 0, until: 0, callsFailed: outside }]
+        : phases,
+      load.stats.callFailures,
+    ),
+  );
   goals.push({
     name: 'PITR: exactly the writes acknowledged before the target, none after; the API serves it with the same keys',
     met: pitr.met,
@@ -463,7 +522,9 @@ async function main(): Promise<number> {
     if (!flags.keep) rmSync(runDir, { recursive: true, force: true });
   });
   say(`run directory ${runDir}; ports ${BASE}-${BASE + 99}; logs in ${path.relative(process.cwd(), logDir)}`);
-  const header = `Failover rehearsal, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: Patroni x${NODES} (synchronous_mode) on etcd, HAProxy /primary, pgBackRest; bin/invoicing serve x${INSTANCES} behind HAProxy\n${machine()}; ${PG_BIN}`;
+  const startedAt = new Date();
+  const onMachine = machine();
+  const header = `Failover rehearsal, ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC: Patroni x${NODES} (synchronous_mode) on etcd, HAProxy /primary, pgBackRest, TLS everywhere; bin/invoicing serve x${INSTANCES} behind HAProxy\n${onMachine}; ${PG_BIN}`;
   try {
     const setup = await bringUp(runDir, context);
     const { table, goals, notes } = await rehearse(setup);
@@ -471,8 +532,19 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${text}`);
     writeFileSync(path.join(resultsDir, 'table.md'), text);
     const missed = goals.filter((goal) => !goal.met).length;
+    const results: FailoverResults = {
+      startedAt: startedAt.toISOString(),
+      machine: onMachine,
+      components: components(),
+      table,
+      goals,
+      notes,
+      wallMs: Date.now() - startedAt.getTime(),
+      exitCode: missed ? 1 : 0,
+    };
+    writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(
-      missed ? `\n${missed} of ${goals.length} goals missed\n` : `\nall ${goals.length} goals met\n`,
+      `${missed ? `\n${missed} of ${goals.length} goals missed` : `\nall ${goals.length} goals met`}; ${path.relative(process.cwd(), RESULTS_FILE)} written (npm run rehearsal:failover:readme puts it in deploy/README.md)\n`,
     );
     return missed ? 1 : 0;
   } finally {

@@ -1,11 +1,15 @@
 // The failover rehearsal's deployment (deploy/rehearsal/failover/run.ts): the fixed ports of the
-// run, etcd and the Patroni cluster, the PostgreSQL HAProxy, pgBackRest's stanza and full backup,
+// run, the certificates (deploy/tls/make-certs.sh), etcd and the Patroni cluster, the PostgreSQL
+// HAProxy, pgBackRest's stanza (encrypted) and full backup,
 // the service's database and role, companies, keys and webhook endpoints made with bin/invoicing,
 // three instances behind the API's HAProxy; and the small probes the phases share.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { positiveInteger } from '../../../scripts/lib/args.js';
+import { repoRoot } from '../../../scripts/lib/repo.js';
 import { invoicing } from '../lib/checks.js';
 import { seedCompanies } from '../lib/companies.js';
 import { startHaproxy } from '../lib/haproxy.js';
@@ -15,7 +19,9 @@ import { withClient } from '../lib/postgres.js';
 import { waitUntil } from '../lib/processes.js';
 import { now, say, seconds } from '../lib/progress.js';
 import {
+  configFiles,
   createNode,
+  type Etcd,
   healthy,
   type PatroniNode,
   pgbackrest,
@@ -25,6 +31,11 @@ import {
 } from './cluster.js';
 import { type PgHaproxy, startPgHaproxy } from './pg-haproxy.js';
 import { type EventReceivers, startEventReceivers } from './receivers.js';
+import { type Certificates, makeCertificates, SERVICE_NAME } from './tls.js';
+
+const run = promisify(execFile);
+/** The runbook's step that creates the service's role and database. */
+export const CREATE_DATABASE = path.join(repoRoot, 'deploy/runbook/create-database.sh');
 
 export const BASE = positiveInteger(process.env.FAILOVER_PORT_BASE, 'FAILOVER_PORT_BASE', 27100);
 export const PORTS = {
@@ -50,6 +61,13 @@ export const SETTLE = 15_000;
 export const RETRY_BUDGET_MS = 45_000;
 /** A revoked key must be refused by every instance within this. */
 export const REVOKE_BOUND_MS = 1000;
+/**
+ * The instances' key cache keeps a key this long (KEY_CACHE_TTL_MS, a testing knob; 1 s by
+ * default): far above REVOKE_BOUND_MS, so only the change notification can meet that bound.
+ */
+export const KEY_CACHE_TTL_MS = 60_000;
+/** The old leader must be back as a replica within this of its start (pg_rewind takes seconds). */
+export const REJOIN_BOUND_MS = 60_000;
 export const REDIS_URL = process.env.FAILOVER_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** What the run keeps across its phases: its id, where logs go, what to stop at the end. */
@@ -64,6 +82,8 @@ export interface RunContext {
 
 export interface Setup {
   runDir: string;
+  certificates: Certificates;
+  etcd: Etcd;
   nodes: PatroniNode[];
   superuserUrl: (port: number, database?: string) => string;
   databaseUrl: string;
@@ -73,6 +93,7 @@ export interface Setup {
   revocable: { id: number; key: string };
   instances: Instance[];
   restapiPassword: string;
+  superuserPassword: string;
   apiUrl: string;
   pgProxy: PgHaproxy;
   receivers: EventReceivers;
@@ -86,15 +107,30 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
     replication: randomBytes(12).toString('hex'),
     rewind: randomBytes(12).toString('hex'),
     restapi: randomBytes(12).toString('hex'),
+    repoCipher: randomBytes(24).toString('base64'),
   };
   const appPassword = randomBytes(12).toString('hex');
-  const etcd = await startEtcd(runDir, PORTS.etcdClient, PORTS.etcdPeer, path.join(logDir, 'etcd.log'));
+  const nodeNames = Array.from({ length: NODES }, (_, index) => `pg${index + 1}`);
+  const certificates = await makeCertificates(path.join(runDir, 'ca'), ['etcd1', ...nodeNames, 'restored']);
+  say(`certificates: a CA and ${nodeNames.length + 2} certificates (deploy/tls/make-certs.sh)`);
+  const etcd = await startEtcd(
+    runDir,
+    PORTS.etcdClient,
+    PORTS.etcdPeer,
+    path.join(logDir, 'etcd.log'),
+    certificates,
+  );
   stops.push(() => etcd.stop());
-  say(`etcd on port ${PORTS.etcdClient}`);
-  const settings = { runDir, etcd, user, passwords, logDir };
+  say(`etcd on port ${PORTS.etcdClient} (TLS, client certificates required)`);
+  const configs = await configFiles(runDir, user);
+  if (configs.copied)
+    say(
+      `the postgres user cannot read the checkout's configuration files: Patroni and pgBackRest read byte-for-byte copies in ${configs.files.patroni.replace(/\/[^/]+$/, '')}`,
+    );
+  const settings = { runDir, etcd, user, passwords, logDir, certificates, configs: configs.files };
   preparePgbackrest(settings);
-  const nodes = Array.from({ length: NODES }, (_, index) =>
-    createNode(settings, `pg${index + 1}`, PORTS.node(index).pg, PORTS.node(index).rest),
+  const nodes = nodeNames.map((name, index) =>
+    createNode(settings, name, PORTS.node(index).pg, PORTS.node(index).rest),
   );
   stops.push(async () => {
     await Promise.all(nodes.map((node) => node.stop().catch(() => {})));
@@ -119,17 +155,31 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
     nodes,
     runDir,
     logFile: path.join(logDir, 'haproxy-postgres.log'),
+    caFile: certificates.ca,
+    serviceName: SERVICE_NAME,
   });
   stops.push(() => pgProxy.stop());
   await pgProxy.waitForOnly('pg1', 30_000);
   say(`HAProxy for PostgreSQL on port ${PORTS.pgProxy}: connections go to pg1`);
+  // TLS only, the server's certificate checked against the CA and the address (verify-full), as
+  // the service's DATABASE_URL does in deploy/invoicing.env.example.
+  const tlsParameters = `sslmode=verify-full&sslrootcert=${encodeURIComponent(certificates.ca)}`;
   const superuserUrl = (port: number, database = 'postgres') =>
-    `postgres://postgres:${passwords.superuser}@127.0.0.1:${port}/${database}`;
-  await withClient(superuserUrl(PORTS.pgProxy), async (client) => {
-    await client.query(`create role invoicing login password '${appPassword}'`);
-    await client.query('create database invoicing owner invoicing');
+    `postgres://postgres:${passwords.superuser}@127.0.0.1:${port}/${database}?${tlsParameters}`;
+  // The runbook's own step (deploy/README.md, "Building the cluster"): the same script.
+  const created = await run('bash', [CREATE_DATABASE], {
+    env: {
+      ...process.env,
+      PGHOST: '127.0.0.1',
+      PGPORT: String(PORTS.pgProxy),
+      PGSSLROOTCERT: certificates.ca,
+      PGPASSWORD: passwords.superuser,
+      INVOICING_DB_PASSWORD: appPassword,
+    },
+    timeout: 60_000,
   });
-  const databaseUrl = `postgres://invoicing:${appPassword}@127.0.0.1:${PORTS.pgProxy}/invoicing`;
+  say(created.stdout.trim());
+  const databaseUrl = `postgres://invoicing:${appPassword}@127.0.0.1:${PORTS.pgProxy}/invoicing?${tlsParameters}`;
 
   // The instances' limits in the machine's Redis, under a prefix of this run only.
   process.env.REDIS_KEY_PREFIX = `${runId}:`;
@@ -139,6 +189,7 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
     databaseUrl,
     redisUrl: REDIS_URL,
     drainMs: DRAIN_MS,
+    extraEnv: { KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS) },
   });
   const cliEnv = instanceEnv(instanceSettings(0));
   await invoicing(cliEnv, ['migrate']);
@@ -198,6 +249,8 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
   say(`${INSTANCES} instances behind HAProxy on port ${PORTS.apiProxy}`);
   return {
     runDir,
+    certificates,
+    etcd,
     nodes,
     superuserUrl,
     databaseUrl,
@@ -208,6 +261,7 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
     instances,
     apiUrl: apiProxy.url,
     restapiPassword: passwords.restapi,
+    superuserPassword: passwords.superuser,
     pgProxy,
     receivers,
   };

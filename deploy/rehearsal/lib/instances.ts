@@ -31,6 +31,8 @@ export interface InstanceSettings {
   logFile: string;
   /** Called when the process exits without being asked to (a crash). */
   onCrash?: (exit: string) => void;
+  /** Variables of this rehearsal's own (they win over the ones below). */
+  extraEnv?: NodeJS.ProcessEnv;
 }
 
 /** Rate limits stay on (counted in Redis) but high enough that the steady load is never refused. */
@@ -69,6 +71,7 @@ export function instanceEnv(
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_RETRY_SCHEDULE: '5s,10s,30s',
+    ...settings.extraEnv,
   };
 }
 

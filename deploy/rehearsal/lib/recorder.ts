@@ -13,7 +13,11 @@ export interface RequestRecord {
   /** e.g. `GET /customers/{id}` */
   route: string;
   status: number;
-  /** `ok`, or the kind of failure: `503 from HAProxy`, `500 api (generic)`, `409 idempotency_request_in_flight`, `network ECONNRESET`... */
+  /**
+   * `ok`, or the kind of failure: `503 from HAProxy`, `500 api (generic)`,
+   * `409 idempotency_request_in_flight`, `network ECONNRESET`...; a 503 without `Retry-After` ends
+   * in ` without Retry-After`.
+   */
   outcome: string;
 }
 
@@ -53,12 +57,20 @@ function failureOfError(error: unknown, timedOut: boolean): string {
   return `network ${(error as Error).message ?? 'error'}`;
 }
 
-/** Whether the official client treats the outcome as worth a retry (and so should a partner). */
+export const WITHOUT_RETRY_AFTER = ' without Retry-After';
+
+/**
+ * Whether a failure is one the service promises a retry will get past (issue 39): a cut or refused
+ * connection, 429, 409 idempotency_request_in_flight, and 503 with `Retry-After`. Never a 500 (an
+ * internal error), nor another 5xx or a 503 without `Retry-After`.
+ */
 export function isRetryable(outcome: string): boolean {
   if (outcome === 'ok') return true;
   if (outcome.startsWith('network ')) return true;
+  if (outcome === '409 idempotency_request_in_flight') return true;
   const status = Number(outcome.slice(0, 3));
-  return status === 429 || status >= 500 || outcome === '409 idempotency_request_in_flight';
+  if (status === 429) return true;
+  return status === 503 && !outcome.endsWith(WITHOUT_RETRY_AFTER);
 }
 
 export class Recorder {
@@ -88,7 +100,11 @@ export class Recorder {
           ms,
           route,
           status: response.status,
-          outcome: ok ? 'ok' : failureOfAnswer(response.status, text, response.headers.get('x-request-id')),
+          outcome: ok
+            ? 'ok'
+            : `${failureOfAnswer(response.status, text, response.headers.get('x-request-id'))}${
+                response.status === 503 && !response.headers.get('retry-after') ? WITHOUT_RETRY_AFTER : ''
+              }`,
         });
         const answer: FetchResponse = {
           status: response.status,

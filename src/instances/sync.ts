@@ -25,7 +25,7 @@ export const HEARTBEAT_MS = 500;
 /** How long after a heartbeat that found it up to date an instance believes its memory. */
 export const TRUST_MS = 1500;
 /** An instance whose heartbeat is older than this is not live: no change waits for it. */
-export const LIVE_MS = 3000;
+export const LIVE_MS = 5000;
 /** Rows of instances silent this long are deleted at the next start of any instance. */
 const FORGET_INSTANCES_AFTER = '1 hour';
 

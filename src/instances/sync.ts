@@ -73,10 +73,13 @@ export async function startInstanceSync(
   let acking: Promise<void> | null = null;
   let ackPending = 0;
 
-  const writeAck = async (version: number) => {
+  /** `exact`: the version went back (a restored database, a failover that lost commits). */
+  const writeAck = async (version: number, exact = false) => {
     await queryRows(
       db,
-      sql`update instances set acked_version = greatest(acked_version, ${version}), acked_at = now() where id = ${id}`,
+      exact
+        ? sql`update instances set acked_version = ${version}, acked_at = now() where id = ${id}`
+        : sql`update instances set acked_version = greatest(acked_version, ${version}), acked_at = now() where id = ${id}`,
     );
   };
   const acknowledge = (version: number) => {
@@ -104,6 +107,7 @@ export async function startInstanceSync(
 
   const beat = async () => {
     const sentAt = performance.now();
+    const appliedAtSend = applied;
     const [row] = await queryRows<{ version: string | number; acked: string | number }>(
       db,
       sql`insert into instances as i (id, host, pid, acked_version, acked_at)
@@ -117,6 +121,13 @@ export async function startInstanceSync(
       options.forget();
       applied = version;
       await writeAck(version);
+    } else if (version < appliedAtSend) {
+      // The database's version went back (a restored database, a failover that lost commits): what
+      // was applied may be from changes it no longer has. (Below `applied` but not below
+      // `appliedAtSend`: a notification came during this heartbeat, nothing went back.)
+      options.forget();
+      applied = version;
+      await writeAck(version, true);
     } else if (Number(row?.acked ?? 0) < applied) {
       await writeAck(applied);
     }

@@ -19,6 +19,7 @@ import { installPipeline } from './http/pipeline.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { newRequestId } from './http/request-id.js';
 import { compileValidator } from './http/validation.js';
+import { type InstanceSync, startInstanceSync } from './instances/sync.js';
 import { invoiceRoutes } from './invoices/routes.js';
 import { createKeyCache } from './keys/key-cache.js';
 import { loggerOptions } from './monitoring/logging.js';
@@ -86,13 +87,28 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.decorate('db', database.db);
   app.decorate('config', config);
   app.decorate('rateLimiter', rateLimiter);
-  const keyCache = createKeyCache(database.db);
+  // Keys remembered are believed only while this instance is known to be up to date with every
+  // change, which it acknowledges (src/instances/: an operator's change waits for that).
+  let sync: InstanceSync | undefined;
+  const keyCache = createKeyCache(database.db, {
+    ttlMs: config.keyCacheTtlMs,
+    trusted: () => sync?.trusted() ?? false,
+  });
   app.decorate('keyCache', keyCache);
   app.decorate('listMemory', createListMemory());
   installDeprecations(app, options.deprecations ?? DEPRECATIONS);
-  const stopListening = await database.listen('api_keys_changed', () => keyCache.clear());
+  // Listening first: a change made while the instance registers is heard, or read by its heartbeat.
+  const stopListening = await database.listen('api_keys_changed', (payload) =>
+    sync ? sync.changed(payload) : keyCache.clear(),
+  );
+  sync = await startInstanceSync(database, {
+    forget: () => keyCache.clear(),
+    warn: (message) => app.log.warn(message),
+  });
+  const instanceSync = sync;
   app.addHook('onClose', async () => {
     await stopListening();
+    await instanceSync.stop();
     if (!options.rateLimiter) await rateLimiter.close();
     if (!options.database) await database.close();
   });

@@ -219,6 +219,11 @@ export const VARIABLES = declare({
     meaning:
       'after the drain, longest the close may take (requests in flight, webhook attempts, pools) before the process exits anyway, with status 1',
   },
+  KEY_CACHE_TTL_MS: {
+    schema: positive(1000),
+    meaning:
+      'a testing knob: longest an instance believes an API key it remembers without asking the database again. Changes reach every instance through their notifications and acknowledgements anyway (see Storage); a rehearsal sets it high so that only they can turn a key away',
+  },
   REQUEST_LOG: {
     schema: oneOf(['on', 'off'] as const, 'on'),
     meaning:

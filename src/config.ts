@@ -58,6 +58,8 @@ export interface Config {
   shutdown: ShutdownConfig;
   /** REQUEST_LOG: keep a record of every API request of a known key (src/request-log/). */
   requestLog: boolean;
+  /** KEY_CACHE_TTL_MS: longest a remembered key is believed (a testing knob; src/keys/key-cache.ts). */
+  keyCacheTtlMs: number;
 }
 
 /** How `serve` stops on SIGTERM or SIGINT (src/cli/shutdown.ts). */
@@ -291,5 +293,6 @@ export function loadConfig(env: Env): Config {
       timeoutMs: values.SHUTDOWN_TIMEOUT_MS,
     },
     requestLog: values.REQUEST_LOG === 'on',
+    keyCacheTtlMs: values.KEY_CACHE_TTL_MS,
   };
 }

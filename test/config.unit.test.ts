@@ -37,6 +37,7 @@ const BAD_VALUES: Record<string, string | null> = {
   DB_LOCK_TIMEOUT_MS: '5s',
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '-1',
   DB_POOL_ACQUIRE_TIMEOUT_MS: 'never',
+  KEY_CACHE_TTL_MS: '0',
   WEBHOOK_ALLOW_HTTP: 'yes',
   WEBHOOK_ALLOW_PRIVATE: 'maybe',
   SHUTDOWN_DRAIN_MS: '5s',

@@ -9,17 +9,19 @@ import type { Config } from '../config.js';
 /** A start refused before anything was created; the message says what is wrong. */
 export class StartRefused extends Error {}
 
+type PortVariable = 'PORT' | 'OPS_PORT' | 'DOCS_PORT';
+
 function portProblem(error: NodeJS.ErrnoException, variable: string, host: string, port: number): string {
   switch (error.code) {
     case 'EADDRINUSE':
-      return `port ${port} is in use on ${host} (${variable}): stop what listens there or choose another ${variable}`;
+      return `port ${port} is in use on ${host} (${variable}): stop what listens there or choose another ${variable}${variable === 'DOCS_PORT' ? ', or DOCS_PORT=off (doc_url must never lead to whatever listens there)' : ''}`;
     case 'EACCES':
       return `port ${port} needs more privileges than this user has (${variable}): choose a port above 1023`;
     case 'EADDRNOTAVAIL':
-      return `${host} is not an address of this machine (${variable === 'PORT' ? 'HOST' : 'OPS_HOST'})`;
+      return `${host} is not an address of this machine (${variable === 'OPS_PORT' ? 'OPS_HOST' : 'HOST'})`;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return `${host} cannot be resolved (${variable === 'PORT' ? 'HOST' : 'OPS_HOST'})`;
+      return `${host} cannot be resolved (${variable === 'OPS_PORT' ? 'OPS_HOST' : 'HOST'})`;
     default:
       return `cannot listen on ${host}:${port} (${variable}): ${error.code ?? error.message}`;
   }
@@ -28,7 +30,7 @@ function portProblem(error: NodeJS.ErrnoException, variable: string, host: strin
 /** The message for a listen that failed, e.g. "port 3000 is in use on 127.0.0.1 (PORT): ...". */
 export function listenProblem(
   error: unknown,
-  variable: 'PORT' | 'OPS_PORT',
+  variable: PortVariable,
   host: string,
   port: number,
 ): string | null {
@@ -38,7 +40,7 @@ export function listenProblem(
 }
 
 /** Binds and releases the port at once; refuses with a clear message when that is impossible. */
-async function probePort(host: string, port: number, variable: 'PORT' | 'OPS_PORT'): Promise<void> {
+async function probePort(host: string, port: number, variable: PortVariable): Promise<void> {
   if (port === 0) return;
   const server = createServer();
   await new Promise<void>((resolvePromise, reject) => {
@@ -53,6 +55,8 @@ async function probePort(host: string, port: number, variable: 'PORT' | 'OPS_POR
 export async function checkPorts(config: Config): Promise<void> {
   await probePort(config.host, config.port, 'PORT');
   if (config.opsPort !== undefined) await probePort(config.opsHost, config.opsPort, 'OPS_PORT');
+  // A busy docs port stops the start, as DOCS_PORT = PORT does: every doc_url would lead there.
+  if (config.docsPort !== null) await probePort(config.host, config.docsPort, 'DOCS_PORT');
 }
 
 // ---- DATA_DIR ----
@@ -111,11 +115,23 @@ export function prepareDataDir(dataDir: string): string | null {
   }
 }
 
-/** For commands that only read: there is nothing to read in a directory without a database. */
+/**
+ * For every command but `serve`, `migrate`, `demo` and `restore`: they work on the server's
+ * database, never on a new one. Refuses, creating nothing, when DATA_DIR holds no database.
+ */
 export function requireExistingDatabase(dataDir: string): void {
   const state = inspectDataDir(dataDir);
   if (state === 'database') return;
+  const dir = resolve(dataDir);
+  const why =
+    state === 'empty'
+      ? 'is empty'
+      : state === 'foreign'
+        ? 'holds other files'
+        : state === 'not-a-directory'
+          ? 'is a file'
+          : 'does not exist';
   throw new StartRefused(
-    `there is no embedded database in ${resolve(dataDir)} (DATA_DIR ${state === 'empty' ? 'is empty' : state === 'foreign' ? 'holds other files' : 'does not exist'}): is DATA_DIR right? The first start of bin/invoicing serve creates it`,
+    `there is no embedded database in ${dir} (DATA_DIR ${why}): is DATA_DIR right? This command never creates one. Point it at the server's: DATA_DIR=/path/of/the/server/data bin/invoicing ... (the server's start banner names its DATA_DIR), or DATABASE_URL=... when the server runs on PostgreSQL`,
   );
 }

@@ -6,14 +6,26 @@ import { type Command, command, str, type TextContext } from './command.js';
 import { details, table } from './output.js';
 import { curlLine } from './urls.js';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What the rolled key really does now: expired at once (`--grace 0h`), or works until its end. */
+function previousKeyLine(previous: { id: number; expires_at: string }): string {
+  if (Date.parse(previous.expires_at) <= Date.now()) {
+    return `Key ${previous.id} expired now (no grace): it answers 401 api_key_expired on every server.`;
+  }
+  return `Key ${previous.id} keeps working until ${previous.expires_at} (the end of its grace, or its own expiry if sooner); then it answers 401 api_key_expired.`;
+}
+
 function rolledText(key: OperationResult<'keys.roll'>, context: TextContext): string {
+  // The new key's real validity, from its expiry: as long as the old key's was when issued.
+  const days = Math.round((Date.parse(key.expires_at) - Date.now()) / DAY_MS);
   return [
-    `API key ${key.previous_key.id} rolled: new ${key.mode} API key ${key.id} for company ${key.company_id}.`,
+    `API key ${key.previous_key.id} rolled: new ${key.mode} API key ${key.id} for company ${key.company_id}, valid ${days} ${days === 1 ? 'day' : 'days'} (as long as key ${key.previous_key.id} was when issued).`,
     `  key:        ${key.key}`,
     `  scopes:     ${key.scopes.join(', ')}`,
     `  expires at: ${key.expires_at}`,
     '',
-    `Key ${key.previous_key.id} keeps working until ${key.previous_key.expires_at}; then it answers 401 api_key_expired.`,
+    previousKeyLine(key.previous_key),
     'The new key is shown only this once and cannot be recovered: store it now, and give it to the partner.',
     `Try it: ${curlLine(key.key, context.apiBaseUrl)}`,
   ].join('\n');

@@ -3,8 +3,9 @@
 //   every server, which forgets its remembered keys at once: it holds from their next request);
 // - embedded PGlite: through the running server's admin socket, or, when no server runs, directly
 //   on DATA_DIR after taking its lock. The server and a command never both open the directory.
-//   A DATA_DIR without a database is never created silently: a command that only reads refuses,
-//   one that changes something creates it and says so (src/cli/preflight.ts).
+//   Only `migrate` and `demo` (and `serve`, `restore`, elsewhere) may create a database: any other
+//   command against a DATA_DIR without one refuses, naming it, and leaves nothing behind, so that
+//   an operator's command never writes into a second, empty database the server never reads.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
@@ -19,11 +20,14 @@ import { prepareDataDir, requireExistingDatabase } from './preflight.js';
 export interface RunOptions {
   /** Who runs it, for the audit trail. */
   actor: string;
-  /** Where a notice for the operator goes (a new embedded database was created). */
+  /** Where a notice for the operator goes (a new embedded database, instances that did not confirm). */
   notice(text: string): void;
   /** The running server's API base URL, when the operation ran in it (through the admin socket). */
   servedAt?(apiBaseUrl: string): void;
 }
+
+/** The operations that may create the embedded database (`serve` and `restore` are not operations). */
+const CREATES_DATABASE: ReadonlySet<OperationName> = new Set<OperationName>(['migrate', 'demo']);
 
 /** How long a command waits for DATA_DIR held by another command, or by a server still starting. */
 const LOCK_WAIT_MS = 30_000;
@@ -55,11 +59,21 @@ async function runDirectly<N extends OperationName>(
   name: N,
   args: RawArgs,
   actor: string,
+  notice: (text: string) => void,
 ): Promise<OperationResult<N>> {
   const { executeOperation } = await import('../operations/index.js');
+  const { describeUnconfirmed } = await import('../instances/confirm.js');
   return withDatabase(config, (handle) =>
     executeOperation(
-      { handle, timeZone: config.timeZone, webhooks: config.webhooks, runsIn: 'command' },
+      {
+        handle,
+        timeZone: config.timeZone,
+        webhooks: config.webhooks,
+        runsIn: 'command',
+        onKeyChange: (confirmation) => {
+          if (confirmation.unconfirmed.length > 0) notice(describeUnconfirmed(confirmation));
+        },
+      },
       name,
       args,
       actor,
@@ -75,7 +89,7 @@ export async function runOperation<N extends OperationName>(
   options: RunOptions,
 ): Promise<OperationResult<N>> {
   const { actor } = options;
-  if (config.databaseUrl) return runDirectly(config, name, args, actor);
+  if (config.databaseUrl) return runDirectly(config, name, args, actor, options.notice);
 
   const deadline = Date.now() + LOCK_WAIT_MS;
   let owner: LockOwner | null = null;
@@ -90,22 +104,20 @@ export async function runOperation<N extends OperationName>(
       if (!(error instanceof NoServer)) throw error;
     }
     // No server: the command opens the directory itself, which must hold a database already,
-    // unless the command changes something (then the database is created, loudly).
+    // unless the command is one that may create it (then loudly).
     if (!prepared) {
       prepared = true;
-      const { isReadOnly } = await import('../operations/index.js');
-      // A backup copies what is there: it never creates a database to copy.
-      if ((isReadOnly(name) || name === 'backup') && name !== 'migrate') {
-        requireExistingDatabase(config.dataDir);
-      } else {
+      if (CREATES_DATABASE.has(name)) {
         const notice = prepareDataDir(config.dataDir);
         if (notice) options.notice(notice);
+      } else {
+        requireExistingDatabase(config.dataDir);
       }
     }
     const attempt = tryAcquireLock(config.dataDir, 'cli');
     if (attempt.acquired) {
       try {
-        return await runDirectly(config, name, args, actor);
+        return await runDirectly(config, name, args, actor, options.notice);
       } finally {
         attempt.lock.release();
       }

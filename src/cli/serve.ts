@@ -8,6 +8,7 @@
 // passes), into a database without companies, never with NODE_ENV=production (the image, the
 // systemd unit); it is created only once the server listens, so that its keys are always printed.
 // Otherwise the banner says how to create a company and a key.
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import { type DatabaseHandle, openDatabase } from '../db/client.js';
@@ -175,6 +176,13 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       );
     }
 
+    // A docs port taken since the check stops the start too, before a demo's keys are made.
+    const docs = await docsStarting;
+    if (docs.listenError && config.docsPort !== null) {
+      const problem = listenProblem(docs.listenError, 'DOCS_PORT', config.host, config.docsPort);
+      if (problem) throw new StartRefused(problem);
+    }
+
     // Last, once everything listens: the keys of a demo company created now are always printed.
     let demo: OperationResult<'demo'> | null = null;
     const [anyCompany] = await handle.db.select({ id: companies.id }).from(companies).limit(1);
@@ -183,7 +191,6 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       demo = await executeOperation(setup, 'demo', { if_empty: true }, options.actor);
     }
 
-    const docs = await docsStarting;
     if (options.json) {
       process.stdout.write(
         `${JSON.stringify({
@@ -191,6 +198,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
           api_base_url: apiUrl,
           pid: process.pid,
           storage: handle.description,
+          data_dir: embedded ? resolve(config.dataDir) : null,
           admin_socket: admin?.path ?? null,
           ops_url: ops?.url ?? null,
           data_dir_created: dataDirNotice !== null,
@@ -202,7 +210,10 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     }
     const lines = [
       `  Partner API v1 listening on ${apiUrl}`,
-      `  Storage: ${handle.description}${admin ? ` (admin socket ${admin.path})` : ''}`,
+      // Which database, so that an operator's commands can be pointed at the same one.
+      embedded
+        ? `  Storage: embedded PGlite, DATA_DIR=${resolve(config.dataDir)}${admin ? ` (admin socket ${admin.path})` : ''}`
+        : `  Storage: ${handle.description} (DATABASE_URL)`,
       ...(ops ? [`  Operations: ${ops.url}/healthz, /readyz, /metrics`] : []),
       docs.server
         ? `  Docs: ${docs.server.url}/ (guide PT/EN, errors, reference); doc_url base ${config.docsUrl}`

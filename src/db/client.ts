@@ -39,11 +39,11 @@ export interface DatabaseHandle {
   /** The node-postgres pool behind `db` (PostgreSQL only), for work that needs one session. */
   pool?: pg.Pool;
   /**
-   * Calls `onNotify` on every NOTIFY of `channel` (and whenever delivery may have had a gap, e.g.
-   * after a reconnection); resolves to the function that stops listening, once the first
+   * Calls `onNotify` with its payload on every NOTIFY of `channel`, and without one whenever
+   * delivery may have had a gap (e.g. a lost connection, a reconnection); resolves to the function that stops listening, once the first
    * attempt to listen has ended (bounded), so that an instance hears changes before it serves.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
   /**
    * The embedded database in a directory only: runs `work` on that directory while its files are
    * complete and nothing writes them (after a checkpoint, with every other statement waiting), so
@@ -316,7 +316,7 @@ const LISTEN_HEARTBEAT_TIMEOUT_MS = 3000;
 async function listenOnPostgres(
   url: string,
   channel: string,
-  onNotify: () => void,
+  onNotify: (payload?: string) => void,
 ): Promise<() => Promise<void>> {
   if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
   let stopped = false;
@@ -360,7 +360,7 @@ async function listenOnPostgres(
       onNotify();
       reconnectLater();
     });
-    client.on('notification', () => onNotify());
+    client.on('notification', (message) => onNotify(message.payload));
     try {
       await client.connect();
       await client.query(`LISTEN "${channel}"`);

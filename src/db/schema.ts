@@ -769,3 +769,35 @@ export const requestLog = pgTable(
     index('request_log_deprecated_at_idx').on(t.at).where(sql`${t.deprecatedUse} is not null`),
   ],
 );
+
+/**
+ * The version of API keys and companies as instances remember them: raised in the transaction of
+ * every change that could turn a key away or let a new one in (the trigger of drizzle's migration
+ * `instances_and_key_changes`), one row, so that versions commit in their order. Its value is the
+ * payload of NOTIFY api_keys_changed (src/instances/).
+ */
+export const keyChanges = pgTable(
+  'key_changes',
+  {
+    /** Always true: the primary key allows exactly one row. */
+    singleton: boolean('singleton').primaryKey().default(true),
+    version: bigint('version', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [check('key_changes_singleton_check', sql`${t.singleton}`)],
+);
+
+/**
+ * The API instances running on this database (PostgreSQL), each with its heartbeat and the last
+ * key change it has applied: an operator's key change waits until every live one has (src/instances/).
+ */
+export const instances = pgTable('instances', {
+  /** Random, new at every start. */
+  id: uuid('id').primaryKey(),
+  host: text('host').notNull(),
+  pid: integer('pid').notNull(),
+  startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  heartbeatAt: timestamp('heartbeat_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  /** The key_changes version whose change this instance has applied (its memory of keys forgotten). */
+  ackedVersion: bigint('acked_version', { mode: 'number' }).notNull().default(0),
+  ackedAt: timestamp('acked_at', { withTimezone: true, mode: 'date' }),
+});

@@ -14,6 +14,8 @@ export interface DocsOutcome {
   server: DocsServer | null;
   /** Why there is no docs server (null when there is one). */
   problem: string | null;
+  /** Its port was taken (since serve's check): the start stops, doc_url must not lead there. */
+  listenError?: NodeJS.ErrnoException;
 }
 
 /** Builds the site in a checkout if needed; null when done, otherwise why there is no site. */
@@ -58,6 +60,7 @@ export async function startDocs(config: Config): Promise<DocsOutcome> {
     const code = (error as NodeJS.ErrnoException).code;
     return {
       server: null,
+      ...(code ? { listenError: error as NodeJS.ErrnoException } : {}),
       problem:
         code === 'EADDRINUSE'
           ? `port ${config.docsPort} is in use (set DOCS_PORT to another port, or off)`

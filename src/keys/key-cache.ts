@@ -5,9 +5,12 @@
 //   the per-IP limit never refuses a valid key (decisions.md, order of checks, step 4), so every
 //   key not remembered as bad is looked up.
 // Every instance forgets both at once when a key is created or changed, or a company changes (the
-// NOTIFY api_keys_changed of the migrations, also sent on every new key), so a new key works at
-// once everywhere, a revoked key or a disabled company is refused everywhere at once, and within a
-// second even if a notification is lost. A lost notification cannot keep a new key out either:
+// NOTIFY api_keys_changed of the migrations, also sent on every new key), and the change's
+// operation waits until every live instance has said so (src/instances/), so a new key works at
+// once everywhere and a revoked key or a disabled company is refused everywhere from the next
+// request. An instance that may have missed a change (`trusted()` false: src/instances/sync.ts)
+// believes neither memory and looks every key up. A remembered key also expires after `ttlMs`
+// (KEY_CACHE_TTL_MS, a testing knob). A lost notification cannot keep a new key out either:
 // a digest remembered as bad was presented before its key existed, which a random key of about
 // 238 bits never is; and bad digests are forgotten after BAD_KEY_TTL_MS anyway.
 
@@ -16,7 +19,7 @@ import type { Database } from '../db/client.js';
 import { metrics } from '../metrics/registry.js';
 import { type AuthenticatedKey, findApiKey } from './api-keys.js';
 
-/** The longest a remembered key is believed without asking the database again. */
+/** The longest a remembered key is believed without asking the database again (KEY_CACHE_TTL_MS). */
 export const KEY_CACHE_TTL_MS = 1000;
 const MAX_ENTRIES = 10_000;
 /** Digests of bad keys remembered at most (64 hex characters each: about 2 MB when full). */
@@ -40,7 +43,16 @@ export interface KeyCache {
   clear(): void;
 }
 
-export function createKeyCache(db: Database, ttlMs = KEY_CACHE_TTL_MS): KeyCache {
+export interface KeyCacheOptions {
+  /** KEY_CACHE_TTL_MS. */
+  ttlMs?: number;
+  /** Whether what is remembered may be believed now (false: the instance may have missed a change). */
+  trusted?: () => boolean;
+}
+
+export function createKeyCache(db: Database, options: KeyCacheOptions = {}): KeyCache {
+  const ttlMs = options.ttlMs ?? KEY_CACHE_TTL_MS;
+  const trusted = options.trusted ?? (() => true);
   const entries = new BoundedMap<Entry>(MAX_ENTRIES);
   /** Digest of a key that does not exist -> when that was learnt. */
   const badKeys = new BoundedMap<number>(MAX_BAD_KEYS);
@@ -69,6 +81,11 @@ export function createKeyCache(db: Database, ttlMs = KEY_CACHE_TTL_MS): KeyCache
 
   return {
     async find(presentedKey, hash) {
+      if (!trusted()) {
+        // Behind on changes, maybe: the database answers, not a memory (nor a lookup begun earlier).
+        metrics.keyCacheLookup(false);
+        return load(hash, presentedKey);
+      }
       const entry = entries.get(hash);
       if (entry && Date.now() - entry.loadedAt < ttlMs) {
         metrics.keyCacheLookup(true);

@@ -144,7 +144,8 @@ export interface RolledApiKey extends CreatedApiKey {
  * Replaces a key: a new one of the same company, mode and scopes, valid as long as the old one was
  * when it was issued (its expiry minus its creation), shown once; the old one keeps working for
  * `graceMs` (never past its own expiry), then is expired. Changing its expiry announces the change
- * to every instance (NOTIFY api_keys_changed), so the end of the grace holds everywhere. A revoked,
+ * to every instance (NOTIFY api_keys_changed), and the operation returns once every live instance
+ * has applied it (src/instances/), so the end of the grace holds everywhere. A revoked,
  * expired or already rolled key is refused.
  */
 export async function rollApiKey(

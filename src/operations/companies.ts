@@ -28,7 +28,10 @@ export async function createCompany(
   return summaryOf(row);
 }
 
-/** Turns the partner API on or off; effective from the server's very next request. */
+/**
+ * Turns the partner API on or off. Run as an operation (executeOperation), it returns once every
+ * live instance has applied it (src/instances/), so it holds from any server's very next request.
+ */
 export async function setPartnerApi(
   db: Database,
   companyId: number,

@@ -7,6 +7,7 @@
 import type { WebhookConfig } from '../config.js';
 import type { ActingContext } from '../context.js';
 import type { DatabaseHandle } from '../db/client.js';
+import type { KeyChangeConfirmation } from '../instances/confirm.js';
 import { Decimal, moneyFromText } from '../money.js';
 import { isCalendarDate } from '../values.js';
 import { parseScopes } from './api-keys.js';
@@ -23,6 +24,14 @@ export interface OperationSetup {
   webhooks: WebhookConfig;
   /** Where the operation runs: inside `serve` (through its admin socket), or in the command itself. */
   runsIn: 'server' | 'command';
+  /**
+   * Told how a change to keys or companies was confirmed by the live instances (PostgreSQL): by
+   * all, or not by those `unconfirmed` names within the bound (the change is saved; they believe no
+   * remembered key until they catch up).
+   */
+  onKeyChange?(confirmation: KeyChangeConfirmation): void;
+  /** How long a change to keys or companies waits for the instances (CONFIRM_BOUND_MS). */
+  confirmBoundMs?: number;
 }
 
 export interface Operation<A, R> {

@@ -10,6 +10,7 @@
 import { type ActingContext, forCompany, type OperatorActor } from '../context.js';
 import { runInTransaction } from '../db/client.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../db/schema.js';
+import { confirmKeyChange, keyChangeOf } from '../instances/confirm.js';
 import {
   createApiKey,
   DEFAULT_ROLL_GRACE_MS,
@@ -401,12 +402,18 @@ export async function executeOperation<N extends OperationName>(
       await writeAuditEntry(context.db, { actor, outcome: 'ok', target, args: raw });
       return result;
     }
-    return await runInTransaction(context.db, async (tx) => {
+    const { result, keyChange } = await runInTransaction(context.db, async (tx) => {
       const result = await operation.run({ ...context, db: tx }, parsed, setup);
       const target = targetOf(name, operation, parsed, result);
       await writeAuditEntry(tx, { actor, outcome: 'ok', target, args: raw });
-      return result;
+      return { result, keyChange: await keyChangeOf(tx) };
     });
+    // A change to keys or companies is done once every live instance has applied it (bounded).
+    if (keyChange !== null) {
+      const confirmation = await confirmKeyChange(setup.handle.db, keyChange, setup.confirmBoundMs);
+      setup.onKeyChange?.(confirmation);
+    }
+    return result;
   } catch (error) {
     // A usage mistake (exit status 2) changed nothing and tried nothing: not recorded.
     if (error instanceof ArgumentError) throw error;

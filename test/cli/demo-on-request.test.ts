@@ -68,6 +68,17 @@ describe(`the demo company only when asked for (${testStorage()})`, {
   it(`${RULE}: a plain serve (what the runtime tree, the image and the systemd unit run) creates no company`, async () => {
     const server = await firstStart({}, []);
     expectHowToCreate(server.stdout());
+    // issue 39, goal 2: the banner names the database the server uses (never a password), so that
+    // an operator's commands can be pointed at it.
+    const storage = started.at(-1)?.storage as CliStorage;
+    if (storage.kind === 'pglite') {
+      expect(server.stdout()).toContain(`  Storage: embedded PGlite, DATA_DIR=${storage.env.DATA_DIR}`);
+    } else {
+      const url = new URL(storage.env.DATABASE_URL as string);
+      expect(server.stdout()).toContain(
+        `  Storage: PostgreSQL ${url.hostname}:${url.port || 5432}${url.pathname} (DATABASE_URL)`,
+      );
+    }
     expect(await companiesOf(server)).toEqual([]);
     // The first start's warning about a new database is printed once, not once more in the banner.
     const everything = server.stdout() + server.stderr();

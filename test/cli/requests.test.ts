@@ -275,10 +275,19 @@ describe('requests list / show, keys usage / roll through the CLI', {
     );
     const text = await runInProcess(['keys', 'roll', String(result.id), '--grace', '30m'], env);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(
-      /^API key \d+ rolled: new live API key \d+ for company \d+\.\n {2}key: +svc_sk_live_/,
+    // issue 39, goal 8: a rolled key's message names its real validity: the new key's days (as
+    // long as the old key was when issued), the old one's end, or that it ended now.
+    const validity =
+      /^API key \d+ rolled: new live API key (\d+) for company \d+, valid (\d+) days \(as long as key \d+ was when issued\)\.\n {2}key: +svc_sk_live_/.exec(
+        text.stdout,
+      );
+    expect(validity, text.stdout).not.toBeNull();
+    const keys = await cli(['keys', 'list', '--company', companyId]);
+    const newest = keys.keys.find((each: Json) => each.id === Number(validity?.[1]));
+    expect(Number(validity?.[2])).toBe(newest.days_left);
+    expect(text.stdout).toContain(
+      `Key ${result.id} keeps working until ${keys.keys.find((each: Json) => each.id === result.id).expires_at} (the end of its grace, or its own expiry if sooner); then it answers 401 api_key_expired.`,
     );
-    expect(text.stdout).toContain('then it answers 401 api_key_expired');
     // issue 30: its curl line names the running server (embedded: the command ran in it, through
     // the admin socket), or the configured PORT (PostgreSQL), never a fixed port 3000.
     const curlBase = /Try it: curl -H "Authorization: Bearer svc_sk_live_[^"]+" (\S+)\/ping/.exec(
@@ -298,6 +307,15 @@ describe('requests list / show, keys usage / roll through the CLI', {
       expect(rolledAgain.code, rolledAgain.stderr).toBe(0);
       expect(rolledAgain.stdout).toContain('http://127.0.0.1:4567/api/v1/partner/ping');
     }
+    // --grace 0h: the rolled key ended now, and says so; a 9-day key's replacement is valid 9 days.
+    const short = await cli(['keys', 'create', '--company', companyId, '--days', '9']);
+    const ended = await runInProcess(['keys', 'roll', String(short.id), '--grace', '0h'], env);
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stdout).toMatch(/, valid 9 days \(as long as key \d+ was when issued\)\./);
+    expect(ended.stdout).toContain(
+      `Key ${short.id} expired now (no grace): it answers 401 api_key_expired on every server.`,
+    );
+    expect(ended.stdout).not.toContain('keeps working');
   });
 
   it('the last requests are written when the server stops (SIGTERM)', async () => {

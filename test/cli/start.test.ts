@@ -90,6 +90,23 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
     await expectNothingCreated();
   });
 
+  it('issue 39, goal 8: a busy DOCS_PORT stops the start as DOCS_PORT = PORT does, so doc_url never leads to whatever listens there', async () => {
+    const result = await runInProcess([...serveArgs(), '--json'], {
+      ...storage.env,
+      DOCS_PORT: String(busy.port),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: {
+        kind: 'start',
+        message: `port ${busy.port} is in use on 127.0.0.1 (DOCS_PORT): stop what listens there or choose another DOCS_PORT, or DOCS_PORT=off (doc_url must never lead to whatever listens there)`,
+        exit_status: 1,
+      },
+    });
+    await expectNothingCreated();
+  });
+
   it('a bad variable: says which and what it must be', async () => {
     const result = await runInProcess(serveArgs(), { ...storage.env, LOG_LEVEL: 'verbose' });
     expect(result.code).toBe(1);
@@ -150,7 +167,7 @@ describe.runIf(testStorage() === 'pglite')(
       expect(readdirSync(dataDir)).toEqual(['notes.txt']);
     });
 
-    it('a command that only reads never creates one; one that writes creates it and says so', async () => {
+    it('issue 39, goal 2: one database for the CLI: a command other than serve, migrate, demo and restore never creates one; it names the DATA_DIR it looked at and leaves nothing behind', async () => {
       const dataDir = join(dir, 'fresh-for-commands');
       const read = await runInProcess(['companies', 'list'], { DATA_DIR: dataDir });
       expect(read.code).toBe(1);
@@ -159,14 +176,43 @@ describe.runIf(testStorage() === 'pglite')(
       );
       expect(existsSync(dataDir)).toBe(false);
 
-      const write = await runInProcess(['companies', 'create', '--name', 'Primeira', '--json'], {
-        DATA_DIR: dataDir,
-      });
-      expect(write.code).toBe(0);
-      expect(JSON.parse(write.stdout)).toMatchObject({ id: 1, name: 'Primeira' });
-      expect(write.stderr).toContain(
+      // A command that changes something, as a process, as the operator ran it in the runtime tree.
+      const write = await runCli(['companies', 'create', '--name', 'Primeira'], { DATA_DIR: dataDir });
+      expect(write.code).toBe(1);
+      expect(write.stdout).toBe('');
+      expect(write.stderr).toBe(
+        `error: there is no embedded database in ${dataDir} (DATA_DIR does not exist): is DATA_DIR right? This command never creates one. Point it at the server's: DATA_DIR=/path/of/the/server/data bin/invoicing ... (the server's start banner names its DATA_DIR), or DATABASE_URL=... when the server runs on PostgreSQL\n`,
+      );
+      expect(existsSync(dataDir)).toBe(false);
+      for (const args of [
+        ['keys', 'create', '--company', '1'],
+        ['companies', 'enable-api', '1'],
+        ['taxes', 'create', '--global', '--name', 'IVA', '--rate', '16'],
+      ]) {
+        const other = await runInProcess([...args, '--json'], { DATA_DIR: dataDir });
+        expect(other.code, args.join(' ')).toBe(1);
+        expect(JSON.parse(other.stderr).error.message).toContain(`no embedded database in ${dataDir}`);
+        expect(existsSync(dataDir)).toBe(false);
+      }
+      // An empty directory (a mount point, say) stays as it was: no database, no lock file.
+      const empty = join(dir, 'empty-for-commands');
+      await mkdir(empty);
+      const inEmpty = await runInProcess(['companies', 'create', '--name', 'Segunda'], { DATA_DIR: empty });
+      expect(inEmpty.code).toBe(1);
+      expect(inEmpty.stderr).toContain(`no embedded database in ${empty} (DATA_DIR is empty)`);
+      expect(readdirSync(empty)).toEqual([]);
+
+      // migrate and demo may create it, loudly.
+      const migrated = await runInProcess(['migrate'], { DATA_DIR: dataDir });
+      expect(migrated.code, migrated.stderr).toBe(0);
+      expect(migrated.stderr).toContain(
         `!!! DATA_DIR ${dataDir} did not exist: created it with a NEW, EMPTY embedded database`,
       );
+      const write2 = await runInProcess(['companies', 'create', '--name', 'Primeira', '--json'], {
+        DATA_DIR: dataDir,
+      });
+      expect(write2.code, write2.stderr).toBe(0);
+      expect(write2.stderr).toBe('');
       const again = await runInProcess(['companies', 'list', '--json'], { DATA_DIR: dataDir });
       expect(again.stderr).toBe('');
       expect(JSON.parse(again.stdout).companies).toHaveLength(1);
@@ -176,7 +222,11 @@ describe.runIf(testStorage() === 'pglite')(
       const dataDir = join(dir, 'data');
       const first = await startServe({ DATA_DIR: dataDir }, { args: ['--demo'] });
       stop = first.stop;
-      expect(first.ready).toMatchObject({ data_dir_created: true, demo: { company: { id: 1 } } });
+      expect(first.ready).toMatchObject({
+        data_dir_created: true,
+        data_dir: dataDir,
+        demo: { company: { id: 1 } },
+      });
       expect(first.stderr()).toContain(
         `!!! DATA_DIR ${dataDir} did not exist: created it with a NEW, EMPTY embedded database`,
       );

@@ -48,6 +48,8 @@ export interface LoggedRequest {
   replayed: boolean;
   duration_ms: number;
   client_ip: string;
+  /** The W3C trace id of the request (the caller's, when it sent `traceparent`); null with tracing off. */
+  trace_id: string | null;
 }
 
 type Row = typeof requestLog.$inferSelect;
@@ -79,6 +81,7 @@ function shown(row: Row, timeZone: string): LoggedRequest {
     replayed: row.replayed,
     duration_ms: Math.round(row.durationUs / 100) / 10,
     client_ip: row.clientIp,
+    trace_id: row.traceId,
   };
 }
 

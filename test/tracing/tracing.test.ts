@@ -255,6 +255,9 @@ describe('tracing on: OTLP/HTTP to a receiver', () => {
     expect(logged.trace_id).toBe(caller.traceId);
     const text = await runInProcess(['requests', 'show', requestId], env);
     expect(text.stdout).toContain(caller.traceId);
+    // A partner's request found by its trace: the trace id of the traceparent it sent.
+    const byTrace = await runInProcess(['requests', 'show', caller.traceId, '--json'], env);
+    expect(JSON.parse(byTrace.stdout).request.request_id).toBe(requestId);
     const line = server
       .output()
       .split('\n')

@@ -15,6 +15,7 @@ import { memoryRow } from './cases/memory.js';
 import { runPglite } from './cases/pglite.js';
 import { runRequestLog } from './cases/request-log.js';
 import { runThroughput } from './cases/throughput.js';
+import { runTracing } from './cases/tracing.js';
 import { runWalk } from './cases/walk.js';
 import { runWrites } from './cases/writes.js';
 import { ensureDataset } from './dataset/ensure.js';
@@ -34,6 +35,7 @@ import { describeMachine as describeRun, Report, type RunMeta } from './report.j
 const GROUPS = [
   'throughput',
   'request-log',
+  'tracing',
   'compression',
   'lists',
   'deep',
@@ -44,6 +46,7 @@ const GROUPS = [
 const RUNNERS: Record<(typeof GROUPS)[number], (context: BenchContext) => Promise<void>> = {
   throughput: runThroughput,
   'request-log': runRequestLog,
+  tracing: runTracing,
   compression: runCompression,
   lists: runLists,
   deep: runDeepPages,

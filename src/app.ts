@@ -29,6 +29,8 @@ import { paymentRoutes } from './payments/routes.js';
 import { pingRoutes } from './ping/routes.js';
 import { productRoutes } from './products/routes.js';
 import { createRequestLog } from './request-log/writer.js';
+import { installTracing } from './tracing/fastify.js';
+import type { Tracing } from './tracing/tracing.js';
 
 export { API_PREFIX };
 
@@ -46,6 +48,8 @@ export interface AppOptions {
   clock?: () => number;
   /** The deprecated routes, parameters and fields: DEPRECATIONS (none in v1) unless a test marks its own. */
   deprecations?: readonly DeprecatedItem[];
+  /** Tracing, when `serve` started it (src/tracing/start.ts); without it no span is made. */
+  tracing?: Tracing | null;
 }
 
 export type App = FastifyInstance;
@@ -73,6 +77,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     rewriteUrl: (request) => decodableUrl(request.url ?? '/'),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // First, so that every route and hook after it is inside the request's server span.
+  if (options.tracing) await installTracing(app, options.tracing);
 
   const database = options.database ?? (await openDatabase(storageTargetOf(config)));
   if (!options.database) await runMigrations(database);
@@ -138,7 +144,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(
     async (api) => {
       await registerCompression(api);
-      installPipeline(api);
+      installPipeline(api, { traced: Boolean(options.tracing) });
       await api.register(pingRoutes);
       await api.register(customerRoutes);
       await api.register(productRoutes);

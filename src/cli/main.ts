@@ -230,8 +230,12 @@ async function runServe(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags(args, { demo: { type: 'boolean' } }, 'serve');
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals.join(' ')}`, 'serve');
   const config = await configFrom(io);
+  // Before the server's modules load: the SDK hooks pg and ioredis as they are imported.
+  const { startTracing } = await import('../tracing/start.js');
+  const tracing = await startTracing(io.env ?? process.env);
   const { serve } = await import('./serve.js');
   await serve(config, {
+    tracing,
     json: values.json === true,
     demo: values.demo === true,
     production: (io.env ?? process.env).NODE_ENV === 'production',

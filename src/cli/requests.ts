@@ -150,7 +150,7 @@ export const REQUEST_COMMANDS: readonly Command[] = [
     name: 'requests show',
     summary: 'one API request by its X-Request-Id: what it created or replayed, the events it caused',
     usage: 'REQUEST_ID',
-    help: 'REQUEST_ID is the X-Request-Id the partner received (req_ and 24 hex digits); also request_id in errors.',
+    help: "REQUEST_ID is the X-Request-Id the partner received (req_ and 24 hex digits); also request_id in errors. With tracing on, a trace id (32 hex digits, from the partner's traceparent) shows the first request of that trace.",
     options: {},
     positional: 'REQUEST_ID',
     operation: 'requests.show',

@@ -25,6 +25,8 @@ import {
   type OperationSetup,
 } from '../operations/index.js';
 import { type RunningServer, startServer } from '../server.js';
+import { tracingSummary } from '../tracing/start.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import { type AdminServer, startAdminServer } from './admin-socket.js';
 import { type DataDirLock, describeOwner, tryAcquireLock } from './lock.js';
@@ -42,6 +44,8 @@ export interface ServeOptions {
   production: boolean;
   /** Who started it, for the audit record of the demo company (OS user or --actor). */
   actor: string;
+  /** Tracing, when the OTEL_* variables asked for it (src/tracing/start.ts), started before this module loaded. */
+  tracing?: Tracing | null;
 }
 
 async function lockForServer(dataDir: string): Promise<DataDirLock> {
@@ -133,6 +137,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
         ]);
         await ops?.close();
         await handle?.close();
+        // The spans of the last requests and attempts are sent before the process ends.
+        await options.tracing?.shutdown().catch(() => {});
       } finally {
         lock?.release();
       }
@@ -145,7 +151,10 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     { begin, finish },
   );
   try {
-    handle = await openDatabase(storageTargetOf(config, 10));
+    const target = storageTargetOf(config, 10);
+    // PostgreSQL's statements are traced by the pg instrumentation; PGlite's by the handle itself.
+    const tracer = options.tracing?.tracer;
+    handle = await openDatabase(target.kind === 'pglite' && tracer ? { ...target, tracer } : target);
     await runMigrations(handle);
     const setup: OperationSetup = {
       handle,
@@ -159,9 +168,11 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     running = await listen(config, {
       database: handle,
       ...(options.json ? { logStream: process.stderr } : {}),
+      tracing: options.tracing ?? null,
     });
     // Webhook deliveries go out from every server process (src/webhooks/worker.ts).
-    webhooks = startWebhookWorker({ handle, config, log: running.app.log });
+    running.app.log.info(tracingSummary(process.env, Boolean(options.tracing)), 'tracing');
+    webhooks = startWebhookWorker({ handle, config, log: running.app.log, tracer: tracer ?? null });
     if (config.opsPort !== undefined) ops = await listenOps(config, running, handle);
     const address = running.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

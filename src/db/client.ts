@@ -2,12 +2,14 @@
 // otherwise the embedded PGlite persisted in a directory (or in memory, for tests).
 import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { Tracer } from '@opentelemetry/api';
 import { DrizzleQueryError, is, type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg, NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from '../config.js';
+import { traceStatements } from '../tracing/statements.js';
 import { createPrivateDir, restrictDataDir } from './data-dir.js';
 import { describeDatabaseError } from './errors.js';
 import { withDrizzleParsers } from './pglite-parsers.js';
@@ -29,6 +31,8 @@ export type StorageTarget =
       dataDir: string | null /* null: in memory */;
       /** Starts as a copy of this dump (PGlite's dumpDataDir) instead of a new cluster (tests). */
       loadDataDir?: Blob;
+      /** With tracing on: each statement made inside a traced piece of work is a span (src/tracing/). */
+      tracer?: Tracer;
     };
 
 export interface DatabaseHandle {
@@ -120,8 +124,15 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
   // Every change goes through this client: counted, so that single reads can be remembered
   // exactly until the next one (src/db/read-cache.ts).
   const tracker = new WriteTracker();
-  const direct = withDrizzleParsers(client);
-  const db = ownedHandle({ kind: 'pglite', client: trackWrites(direct, tracker), reads: direct, depth: 0 });
+  const parsed = withDrizzleParsers(client);
+  const direct = target.tracer ? traceStatements(parsed, target.tracer) : parsed;
+  const db = ownedHandle({
+    kind: 'pglite',
+    client: trackWrites(direct, tracker),
+    reads: direct,
+    depth: 0,
+    ...(target.tracer ? { tracer: target.tracer } : {}),
+  });
   const readVersions = async () =>
     (await client.query<{ versions: string }>(DATA_VERSIONS_STATE)).rows[0]?.versions ?? '';
   attachReadCache(db, createReadCache(tracker, readVersions));
@@ -159,6 +170,8 @@ export type Connection =
       /** The same database, not counted: for statements that are reads by declaration. */
       reads: PGlite | Transaction;
       depth: number;
+      /** Traces the statements of its transactions too. */
+      tracer?: Tracer;
     };
 
 const connections = new WeakMap<object, Connection>();
@@ -214,7 +227,11 @@ export async function runInTransaction<T>(db: Database, work: (tx: Database) => 
     // Uncounted, its writes would not make the read cache forget.
     if (connection.client === connection.reads) throw new Error('no transaction through readOnly(db)');
     const client = connection.client as PGlite;
-    return client.transaction((tx) => work(ownedHandle({ kind: 'pglite', client: tx, reads: tx, depth: 1 })));
+    const { tracer } = connection;
+    return client.transaction((plain) => {
+      const tx = tracer ? traceStatements(plain, tracer) : plain;
+      return work(ownedHandle({ kind: 'pglite', client: tx, reads: tx, depth: 1 }));
+    });
   }
   const client = await (connection.client as pg.Pool).connect();
   /** Set when the connection's state is unknown: it is then closed, never reused. */

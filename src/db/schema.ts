@@ -499,6 +499,11 @@ export const webhookEvents = pgTable(
     /** The X-Request-Id of the API write that caused it (its `cause.request_id`), if one did. */
     requestId: text('request_id'),
     /**
+     * The W3C `traceparent` of the write that caused it, with tracing on: its deliveries' attempts
+     * are spans of that trace, and each sends it on (src/webhooks/worker.ts).
+     */
+    traceparent: text('traceparent'),
+    /**
      * Set for an event meant for one endpoint only (a ping or a sample of `webhooks test`): a
      * window's resend never sends it to another endpoint.
      */
@@ -756,6 +761,8 @@ export const requestLog = pgTable(
     clientIp: text('client_ip').notNull(),
     /** The deprecated items the request used (src/http/deprecation.ts), e.g. `GET /customers?search`. */
     deprecatedUse: jsonb('deprecated_use').$type<string[]>(),
+    /** The W3C trace id of the request (the caller's, when it sent `traceparent`), with tracing on. */
+    traceId: text('trace_id'),
   },
   (t) => [
     index('request_log_request_id_idx').on(t.requestId),
@@ -767,6 +774,8 @@ export const requestLog = pgTable(
     index('request_log_at_idx').on(t.at),
     // `deprecations usage`: the few requests that used a deprecated item, by time.
     index('request_log_deprecated_at_idx').on(t.at).where(sql`${t.deprecatedUse} is not null`),
+    // `requests show TRACE_ID`: a partner's request found by its trace (only rows traced have one).
+    index('request_log_trace_id_idx').on(t.traceId).where(sql`${t.traceId} is not null`),
   ],
 );
 

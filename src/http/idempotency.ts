@@ -25,6 +25,7 @@ import { describeDatabaseError } from '../db/errors.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
 import { idempotencyKeys } from '../db/schema.js';
 import { ApiError, type ErrorCode, envelopeOf } from '../errors.js';
+import { withRequestSpan } from '../tracing/spans.js';
 import { callerOf, contextOf, isWriteMethod, type RequestState, stateOf } from './request-state.js';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{8,191}$/;
@@ -386,7 +387,9 @@ export async function runIdempotentWrite(
   work: (context: CompanyContext) => Promise<WriteResult>,
 ): Promise<void> {
   const app = request.server;
-  const claimed = await claim(app.db, request, app.config.idempotencyLockTimeoutSeconds);
+  const claimed = await withRequestSpan(request, 'idempotency claim', () =>
+    claim(app.db, request, app.config.idempotencyLockTimeoutSeconds),
+  );
   if (claimed instanceof ApiError) throw claimed;
   if ('replay' in claimed) return sent(replay(reply, claimed.replay));
   const { id, holder } = claimed;

@@ -5,6 +5,7 @@
 //   1. no such route or method: the framework's generic 404 (nothing below runs);
 //   2. every response carries X-Request-Id (a root hook in app.ts, so the 404 carries it too).
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { tracedStep } from '../tracing/spans.js';
 import {
   authenticate,
   limit,
@@ -23,7 +24,13 @@ import { beginRequestState, declareRequestState } from './request-state.js';
 /** One step of the order of checks: throws the contract's error, or returns the reply it answered. */
 type Step = (request: FastifyRequest, reply: FastifyReply) => unknown;
 
-export function installPipeline(api: FastifyInstance): void {
+/** The steps that cost time get a span each when tracing is on (src/tracing/); off, none is wrapped. */
+export interface PipelineOptions {
+  traced?: boolean;
+}
+
+export function installPipeline(api: FastifyInstance, options: PipelineOptions = {}): void {
+  const span = options.traced ? tracedStep : (_name: string, step: Step) => step;
   declareRequestState(api);
   api.addHook('onRoute', prepareRoute);
   registerBodyParsers(api); // bodies are kept as raw text; an unreadable one is refused at step 10
@@ -33,8 +40,8 @@ export function installPipeline(api: FastifyInstance): void {
     runSteps([
       beginRequestState, // the request's one state object: each step below records what it decides
       refuseBrowsers, // 3. Origin header: 403 browser_use_forbidden
-      authenticate, // 4. 401 invalid/expired/revoked key (counted per IP)
-      limit, // 5. per-key and per-company limits: 429
+      span('authentication', authenticate), // 4. 401 invalid/expired/revoked key (counted per IP)
+      span('rate limiting', limit), // 5. per-key and per-company limits: 429
       requireEnabledCompany, // 6. 403 partner_api_disabled
       refuseTestModeWrites, // 7. 403 test_mode_read_only
       requireScope, // 8. 403 insufficient_scope
@@ -44,7 +51,7 @@ export function installPipeline(api: FastifyInstance): void {
   api.addHook(
     'preValidation',
     runSteps([
-      replayOrRefuseDuplicate, // 9. replay, or 409 reuse / in flight
+      span('idempotency check', replayOrRefuseDuplicate), // 9. replay, or 409 reuse / in flight
       checkPathId, // 10. path id: 404 resource_not_found
     ]),
   );

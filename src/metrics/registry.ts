@@ -11,9 +11,24 @@
 // pool, the rate-limit store and readiness are read when /metrics is scraped, from the sources the
 // monitoring server registers (watchPool, watchRateLimitStore, watchReadiness); it also includes
 // the webhook deliveries' own registry (src/webhooks/metrics.ts) and sets `invoicing_build_info`.
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+//
+// Two formats from the same metrics: Prometheus text (the default) and OpenMetrics, which a scrape
+// asks for with `Accept: application/openmetrics-text` and which alone carries the latency
+// histogram's exemplars (`trace_id`, `span_id` of a sampled request: src/tracing/). prom-client
+// keeps exemplars only in an OpenMetrics registry, so this one is one, switched to Prometheus text
+// for the scrapes that want it.
+import {
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  type OpenMetricsContentType,
+  type PrometheusContentType,
+  Registry,
+} from 'prom-client';
 
-export const registry = new Registry();
+export const registry = new Registry<OpenMetricsContentType>();
+registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
 
 const PREFIX = 'invoicing_';
 
@@ -30,6 +45,7 @@ const latency = new Histogram({
   labelNames: ['route', 'method'] as const,
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [registry],
+  enableExemplars: true,
 });
 
 const rateLimitRefusals = new Counter({
@@ -168,14 +184,54 @@ export interface ResponseObservation {
   errorCode: string;
   seconds: number;
   replayed: boolean;
+  /** The request's trace when it is sampled (tracing on): the exemplar of its latency bucket. */
+  exemplar?: { trace_id: string; span_id: string } | undefined;
+}
+
+const NO_EXEMPLAR = {};
+
+type Named = { name: string };
+type AnyRegistry = Registry<PrometheusContentType> | Registry<OpenMetricsContentType>;
+
+/** Renders run one at a time: the content type and counters' names are the registries' shared state. */
+let rendering: Promise<unknown> = Promise.resolve();
+
+/**
+ * The text of `registries` in one format. prom-client renames counters for OpenMetrics (without
+ * `_total`) in place; their names are put back after each render.
+ */
+function render(registries: AnyRegistry[], openMetrics: boolean): Promise<string> {
+  const run = rendering.then(async () => {
+    const types = registries.map((each) => each.contentType);
+    const names = new Map<Named, string>();
+    for (const each of registries) {
+      for (const metric of each.getMetricsAsArray() as unknown as Named[]) names.set(metric, metric.name);
+      (each as Registry).setContentType(
+        (openMetrics ? Registry.OPENMETRICS_CONTENT_TYPE : Registry.PROMETHEUS_CONTENT_TYPE) as never,
+      );
+    }
+    try {
+      const texts = await Promise.all(registries.map((each) => each.metrics()));
+      if (!openMetrics) return texts.join('\n');
+      // One document: a single `# EOF`, at its end.
+      return `${texts.map((text) => text.replace(/# EOF\n?$/, '').trimEnd()).join('\n')}\n# EOF\n`;
+    } finally {
+      for (const [metric, name] of names) metric.name = name;
+      registries.forEach((each, index) => {
+        (each as Registry).setContentType(types[index] as never);
+      });
+    }
+  });
+  rendering = run.catch(() => undefined);
+  return run;
 }
 
 export const metrics = {
   /** One API response (src/monitoring/request-hooks.ts calls this once per request). */
   response(observation: ResponseObservation): void {
-    const { route, method, status, errorCode, seconds, replayed } = observation;
+    const { route, method, status, errorCode, seconds, replayed, exemplar } = observation;
     requests.inc({ route, method, status: String(status), error_code: errorCode });
-    latency.observe({ route, method }, seconds);
+    latency.observe({ labels: { route, method }, value: seconds, exemplarLabels: exemplar ?? NO_EXEMPLAR });
     if (replayed) idempotencyReplays.inc();
     if (errorCode === 'idempotency_key_reuse' || errorCode === 'idempotency_request_in_flight') {
       idempotencyConflicts.inc({ error_code: errorCode });
@@ -246,11 +302,11 @@ export const metrics = {
     collectDefaultMetrics({ register: registry, prefix: PREFIX });
   },
 
-  /** The text of /metrics. */
-  async text(): Promise<string> {
-    const texts = await Promise.all([registry, ...included].map((each) => each.metrics()));
-    return texts.join('\n');
+  /** The text of /metrics: Prometheus text, or OpenMetrics (with exemplars). */
+  text(options: { openMetrics?: boolean } = {}): Promise<string> {
+    return render([registry, ...included], options.openMetrics === true);
   },
 
-  contentType: registry.contentType,
+  contentType: Registry.PROMETHEUS_CONTENT_TYPE,
+  openMetricsContentType: Registry.OPENMETRICS_CONTENT_TYPE,
 };

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { metrics } from '../metrics/registry.js';
 import { logRequest } from '../request-log/capture.js';
+import type {} from '../tracing/request-trace.js';
 
 function routeOf(request: FastifyRequest): string {
   return request.routeOptions.url ?? 'unmatched';
@@ -26,6 +27,9 @@ function observe(request: FastifyRequest, reply: FastifyReply): void {
     errorCode,
     seconds: reply.elapsedTime / 1000,
     replayed,
+    exemplar: request.trace?.sampled
+      ? { trace_id: request.trace.traceId, span_id: request.trace.spanId }
+      : undefined,
   });
   if (state) logRequest(state, request, reply, route, errorCode);
   const line = {

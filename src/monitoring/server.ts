@@ -66,9 +66,11 @@ export async function startMonitoringServer(
     }
     return result;
   });
-  server.get('/metrics', async (_request, reply) => {
-    reply.type(metrics.contentType);
-    return metrics.text();
+  // OpenMetrics (with the latency exemplars) when the scraper asks for it, as Prometheus does.
+  server.get('/metrics', async (request, reply) => {
+    const openMetrics = String(request.headers.accept ?? '').includes('application/openmetrics-text');
+    reply.type(openMetrics ? metrics.openMetricsContentType : metrics.contentType);
+    return metrics.text({ openMetrics });
   });
 
   await server.listen({ host: config.opsHost, port: config.opsPort ?? 0 });

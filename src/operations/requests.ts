@@ -48,6 +48,8 @@ export interface LoggedRequest {
   replayed: boolean;
   duration_ms: number;
   client_ip: string;
+  /** The W3C trace id of the request (the caller's, when it sent `traceparent`); null with tracing off. */
+  trace_id: string | null;
 }
 
 type Row = typeof requestLog.$inferSelect;
@@ -79,6 +81,7 @@ function shown(row: Row, timeZone: string): LoggedRequest {
     replayed: row.replayed,
     duration_ms: Math.round(row.durationUs / 100) / 10,
     client_ip: row.clientIp,
+    trace_id: row.traceId,
   };
 }
 
@@ -294,13 +297,17 @@ async function eventsCausedBy(
 }
 
 /** One request by its id, with what it created or replayed and the events it caused. */
+/** A W3C trace id: `requests show` finds the first request of that trace (tracing on). */
+const TRACE_ID = /^[0-9a-f]{32}$/;
+
 export async function showRequest(context: ActingContext, requestId: string): Promise<ShownRequest> {
   const { db, timeZone } = context;
   const [found] = await db
     .select({ row: requestLog, companyName: companies.name })
     .from(requestLog)
     .leftJoin(companies, eq(companies.id, requestLog.companyId))
-    .where(eq(requestLog.requestId, requestId))
+    .where(TRACE_ID.test(requestId) ? eq(requestLog.traceId, requestId) : eq(requestLog.requestId, requestId))
+    .orderBy(asc(requestLog.at))
     .limit(1);
   if (!found) {
     throw new OperationError(
@@ -398,15 +405,17 @@ function routeArg(raw: RawArgs): string | undefined {
   return routeTemplate(value);
 }
 
+/** A request id (`req_…`), or a W3C trace id (32 hex digits) that the partner's traceparent named. */
 function requestIdArg(raw: RawArgs): string {
   const value = raw.request_id;
   if (typeof value !== 'string' || value.trim() === '') throw new ArgumentError('request id is required');
-  if (!/^req_[0-9a-f]{24}$/.test(value.trim())) {
+  const text = value.trim();
+  if (!/^req_[0-9a-f]{24}$/.test(text) && !TRACE_ID.test(text)) {
     throw new ArgumentError(
-      'request id must look like req_ and 24 hex digits (the X-Request-Id of an answer)',
+      'request id must look like req_ and 24 hex digits (the X-Request-Id of an answer), or be a trace id (32 hex digits)',
     );
   }
-  return value.trim();
+  return text;
 }
 
 export const requestOperations = {

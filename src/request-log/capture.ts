@@ -7,6 +7,7 @@
 // key still sends. Requests without a known key (bad keys, 404s) are not.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestState } from '../http/request-state.js';
+import type {} from '../tracing/request-trace.js';
 import type { RequestLog } from './writer.js';
 
 declare module 'fastify' {
@@ -54,5 +55,6 @@ export function logRequest(
     // (none when the client went away before the answer was done)
     clientIp: request.ip ?? '',
     deprecatedUse: state.deprecatedUse,
+    traceId: request.trace?.traceId ?? null,
   });
 }

@@ -48,6 +48,8 @@ export interface RequestRecord {
   clientIp: string;
   /** The deprecated items it used (src/http/deprecation.ts); null for almost every request. */
   deprecatedUse?: string[] | null;
+  /** The request's W3C trace id, with tracing on (src/tracing/). */
+  traceId?: string | null;
 }
 
 export interface RequestLogWarnings {
@@ -84,14 +86,14 @@ const value = sql.placeholder;
 // per column) and is read back into rows by the database; `at` in epoch milliseconds.
 const INSERT = fixedStatement(
   sql`insert into ${requestLog} (at, company_id, api_key_id, method, route, status, error_code,
-      request_id, idempotency_key, replayed, duration_us, client_ip, deprecated_use)
+      request_id, idempotency_key, replayed, duration_us, client_ip, deprecated_use, trace_id)
     select to_timestamp(r."at" / 1000.0), r."companyId", r."apiKeyId", r."method", r."route", r."status",
       r."errorCode", r."requestId", r."idempotencyKey", r."replayed", r."durationUs", r."clientIp",
-      r."deprecatedUse"
+      r."deprecatedUse", r."traceId"
     from json_to_recordset(${value('records')}::json) as r("at" double precision, "companyId" integer,
       "apiKeyId" integer, "method" text, "route" text, "status" smallint, "errorCode" text,
       "requestId" text, "idempotencyKey" text, "replayed" boolean, "durationUs" integer, "clientIp" text,
-      "deprecatedUse" jsonb)`,
+      "deprecatedUse" jsonb, "traceId" text)`,
 );
 // ctid: the rows themselves (the log has no key); SKIP LOCKED: another instance's batch is its own.
 const PRUNE = fixedStatement(

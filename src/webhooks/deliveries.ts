@@ -36,6 +36,8 @@ export interface DueDelivery {
   url: string;
   /** Secrets that sign this attempt (current, and previous during its 24 hours). */
   secrets: string[];
+  /** The `traceparent` of the write that caused the event (tracing on), else null. */
+  traceparent: string | null;
 }
 
 interface DueRow {
@@ -48,6 +50,7 @@ interface DueRow {
   payload: string;
   event_created_at: Date | string;
   url: string;
+  traceparent: string | null;
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | string | null;
@@ -56,7 +59,7 @@ interface DueRow {
 const asDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
 
 const deliveryColumns = sql`select d.id, d.endpoint_id, d.company_id, d.attempts,
-    ev.public_id, ev.type, ev.payload, ev.created_at as event_created_at,
+    ev.public_id, ev.type, ev.payload, ev.created_at as event_created_at, ev.traceparent,
     e.url, e.secret, e.previous_secret, e.previous_secret_expires_at`;
 // The company of the delivery is the company of both its event and its endpoint.
 const deliveryJoins = sql`join webhook_events ev on ev.id = d.event_id and ev.company_id = d.company_id
@@ -158,6 +161,7 @@ function dueDeliveryOf(row: DueRow): DueDelivery {
     payload: row.payload,
     eventCreatedAt: asDate(row.event_created_at),
     url: row.url,
+    traceparent: row.traceparent,
     secrets: signingSecrets({
       secret: row.secret,
       previousSecret: row.previous_secret,
@@ -166,10 +170,17 @@ function dueDeliveryOf(row: DueRow): DueDelivery {
   };
 }
 
-/** Signs the delivery for this moment and makes one HTTP attempt. */
-export function attemptDelivery(delivery: DueDelivery, options: AttemptOptions): Promise<AttemptResult> {
+/**
+ * Signs the delivery for this moment and makes one HTTP attempt; `traceHeaders` (`traceparent`,
+ * with tracing on) go with it, so that a receiver that traces joins the trace.
+ */
+export function attemptDelivery(
+  delivery: DueDelivery,
+  options: AttemptOptions,
+  traceHeaders: Record<string, string> = {},
+): Promise<AttemptResult> {
   const headers = signedHeaders(delivery.eventPublicId, delivery.payload, delivery.secrets);
-  return sendAttempt(delivery.url, { ...headers }, delivery.payload, options);
+  return sendAttempt(delivery.url, { ...traceHeaders, ...headers }, delivery.payload, options);
 }
 
 export interface Outcome {

@@ -12,6 +12,7 @@ import type { Actor, CompanyContext } from '../context.js';
 import { queryRows } from '../db/client.js';
 import { companies, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
+import { activeTraceparent } from '../tracing/propagation.js';
 import { ALL_EVENTS, type EventType, type PING_EVENT } from './event-types.js';
 
 /** The resource as the API's single GET returns it, or a function that reads it so (lazily). */
@@ -94,6 +95,8 @@ async function insertEvent(
       type,
       payload: eventPayload(publicId, type, createdAt, data, causeOf(actor), timeZone),
       requestId: actor.kind === 'api_key' ? actor.requestId : null,
+      // The write's trace, with tracing on: its deliveries' attempts join it (src/webhooks/worker.ts).
+      traceparent: activeTraceparent(),
       onlyEndpointId: options.onlyEndpointId ?? null,
       createdAt,
     })

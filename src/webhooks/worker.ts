@@ -9,8 +9,10 @@
 // killed mid-attempt leaves its lease to expire, and the delivery is made again: at least once,
 // receivers dedupe by `webhook-id`.
 import { randomBytes } from 'node:crypto';
+import { context, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
+import { contextOfTraceparent, traceHeaders } from '../tracing/propagation.js';
 import {
   attemptDelivery,
   claimDue,
@@ -37,6 +39,11 @@ export interface WorkerOptions {
   pollIntervalMs?: number;
   attemptTimeoutMs?: number;
   maxResponseBytes?: number;
+  /**
+   * With tracing on (src/tracing/start.ts): each attempt is a span of the trace of the write that
+   * caused its event, and sends that trace on in `traceparent`.
+   */
+  tracer?: Tracer | null;
 }
 
 export interface WebhookWorker {
@@ -103,9 +110,66 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
       wakeUp = done;
     });
 
-  async function attempt(delivery: DueDelivery, lease: Lease, abandon: AbortSignal): Promise<void> {
-    const result = await attemptDelivery(delivery, { policy, timeoutMs, maxResponseBytes, signal: abandon });
+  /** The attempt, in a span of the event's trace when tracing is on. */
+  function attempt(delivery: DueDelivery, lease: Lease, abandon: AbortSignal): Promise<void> {
+    const tracer = options.tracer;
+    if (!tracer) return attemptAndRecord(delivery, lease, abandon, {}, {}).then(() => undefined);
+    const parent = contextOfTraceparent(delivery.traceparent);
+    const span = tracer.startSpan(
+      'webhook delivery attempt',
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'invoicing.company_id': delivery.companyId,
+          'invoicing.webhook.event_id': delivery.eventPublicId,
+          'invoicing.webhook.event_type': delivery.eventType,
+          'invoicing.webhook.endpoint_id': delivery.endpointId,
+          'invoicing.webhook.delivery_id': delivery.id,
+          'invoicing.webhook.attempt': delivery.attempts + 1,
+          'http.request.method': 'POST',
+          'server.address': new URL(delivery.url).hostname,
+        },
+      },
+      parent,
+    );
+    const active = trace.setSpan(parent, span);
+    const { traceId, spanId } = span.spanContext();
+    return context
+      .with(active, () =>
+        attemptAndRecord(delivery, lease, abandon, traceHeaders(active), {
+          trace_id: traceId,
+          span_id: spanId,
+        }),
+      )
+      .then(
+        (result) => {
+          if (result?.statusCode) span.setAttribute('http.response.status_code', result.statusCode);
+          if (result && !result.succeeded)
+            span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? '' });
+          span.end();
+        },
+        (error: unknown) => {
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+          throw error;
+        },
+      );
+  }
+
+  async function attemptAndRecord(
+    delivery: DueDelivery,
+    lease: Lease,
+    abandon: AbortSignal,
+    headers: Record<string, string>,
+    traceFields: object,
+  ): Promise<{ statusCode: number | null; succeeded: boolean; error: string | null } | undefined> {
+    const result = await attemptDelivery(
+      delivery,
+      { policy, timeoutMs, maxResponseBytes, signal: abandon },
+      headers,
+    );
     const fields = {
+      ...traceFields,
       worker: workerId,
       event: delivery.eventPublicId,
       type: delivery.eventType,
@@ -116,7 +180,7 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
     if (abandon.aborted) {
       await releaseLease(db, delivery.id, lease);
       log.info(fields, 'webhook attempt abandoned at shutdown; another instance makes it');
-      return;
+      return undefined;
     }
     const outcome = await saveOutcome(db, delivery, result, settings.retrySchedule, lease);
     const measured = { ...fields, status_code: result.statusCode, latency_ms: result.latencyMs };
@@ -135,6 +199,7 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
         'webhook attempt failed',
       );
     }
+    return result;
   }
 
   function start(delivery: DueDelivery, lease: Lease): void {

@@ -716,6 +716,33 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
     }
   });
 
+  it('passes on the traceparent a tool call is given (decisions.md "Tracing": a caller\'s traceparent is continued), and none it was not', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    let before = proxy.requests.length;
+    const traced = await stdio.client.callTool({
+      name: 'get_customer',
+      arguments: { id: fixture.ana },
+      _meta: { traceparent, tracestate: 'vendor=1' },
+    });
+    expect(traced.isError).toBeFalsy();
+    let sent = proxy.requests.slice(before);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const request of sent) {
+      expect(request.headers.traceparent).toBe(traceparent);
+      expect(request.headers.tracestate).toBe('vendor=1');
+    }
+    // Another call, without one (or with a malformed one), sends none: nothing leaks between calls.
+    before = proxy.requests.length;
+    await stdio.client.callTool({
+      name: 'get_customer',
+      arguments: { id: fixture.ana },
+      _meta: { traceparent: 'nope' },
+    });
+    sent = proxy.requests.slice(before);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const request of sent) expect(request.headers.traceparent).toBeUndefined();
+  });
+
   it('the key appears in no output, result or log; stdout carried only the protocol', async () => {
     for (const connection of [stdio, httpWriter]) expect(connection.wireErrors).toEqual([]);
     transcript.add(stdio.stderr());

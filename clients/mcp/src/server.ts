@@ -1,5 +1,6 @@
 // One MCP server for one API key: the key's client (the official TypeScript client, with its
 // retries and pacing), what the key may do (learnt from GET /ping), and the tools it gets.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { PartnerApi, PartnerApiError, type Ping } from '@invoicing/partner-api';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type Grant, grantFor } from './access.js';
@@ -18,6 +19,36 @@ const INSTRUCTIONS = `Tools over the Partner API of an invoicing service (Mozamb
 - Money in results is decimal text with two decimals ("1250.50"): never round it through a float. Send prices as JSON numbers (1250.5) or as decimal text ("1250.50").
 - Invoices created here are always drafts (rascunhos): a person must issue them in the application.
 - Errors carry the API's code, message and hint: follow the hint.`;
+
+/** A W3C `traceparent` (version, trace id, parent id, flags; ids not all zeros). */
+const TRACEPARENT = /^[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** The trace context of the tool call running now: sent on with each of its API requests. */
+const callTrace = new AsyncLocalStorage<Record<string, string>>();
+
+/**
+ * The trace context a tool call was given: `traceparent` (and `tracestate`) in the call's `_meta`
+ * (any transport), else in the headers of the HTTP request that carried it (Streamable HTTP). A
+ * malformed one is ignored.
+ */
+function traceOf(extra: {
+  _meta?: Record<string, unknown>;
+  requestInfo?: { headers: Record<string, string | string[] | undefined> };
+}): Record<string, string> {
+  const header = (name: string) => {
+    const value = extra.requestInfo?.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const fromMeta = typeof extra._meta?.traceparent === 'string';
+  const traceparent = (fromMeta ? String(extra._meta?.traceparent) : header('traceparent'))
+    ?.trim()
+    .toLowerCase();
+  if (!traceparent || !TRACEPARENT.test(traceparent)) return {};
+  const state = fromMeta ? extra._meta?.tracestate : header('tracestate');
+  return typeof state === 'string' && state.length <= 512
+    ? { traceparent, tracestate: state }
+    : { traceparent };
+}
 
 /** A key's client and what it may do, for the life of one MCP session. */
 export interface KeySession {
@@ -58,6 +89,7 @@ export async function openKeySession(options: KeySessionOptions): Promise<KeySes
     fetch: async (url, init) => {
       const headers = {
         ...init.headers,
+        ...callTrace.getStore(),
         'user-agent': `invoicing-partner-mcp/${VERSION} ${init.headers['user-agent'] ?? ''}`.trim(),
       };
       const response = await platformFetch(url, { ...init, headers });
@@ -110,25 +142,34 @@ export function createMcpServer(session: KeySession, log: Log): McpServer {
         outputSchema: tool.output,
         annotations: { title: tool.title, ...tool.annotations },
       },
-      async (args: unknown, extra: { signal: AbortSignal }) => {
-        const started = Date.now();
-        const context: ToolContext = {
-          api: session.api,
-          signal: extra.signal,
-          wasReplayed: session.wasReplayed,
-          access: session.grant.access,
-          identity: session.identity,
-        };
-        try {
-          const { summary, result } = await tool.run(args as never, context);
-          log(`${tool.name}: ok in ${Date.now() - started} ms`);
-          return dataResult(summary, result as Record<string, unknown>);
-        } catch (error) {
-          const failure = toolError(error);
-          log(`${tool.name}: ${failure.code} in ${Date.now() - started} ms`);
-          return errorResult(failure);
-        }
-      },
+      async (
+        args: unknown,
+        extra: {
+          signal: AbortSignal;
+          _meta?: Record<string, unknown>;
+          requestInfo?: { headers: Record<string, string | string[] | undefined> };
+        },
+      ) =>
+        // Its API requests carry the trace context the call was given.
+        callTrace.run(traceOf(extra), async () => {
+          const started = Date.now();
+          const context: ToolContext = {
+            api: session.api,
+            signal: extra.signal,
+            wasReplayed: session.wasReplayed,
+            access: session.grant.access,
+            identity: session.identity,
+          };
+          try {
+            const { summary, result } = await tool.run(args as never, context);
+            log(`${tool.name}: ok in ${Date.now() - started} ms`);
+            return dataResult(summary, result as Record<string, unknown>);
+          } catch (error) {
+            const failure = toolError(error);
+            log(`${tool.name}: ${failure.code} in ${Date.now() - started} ms`);
+            return errorResult(failure);
+          }
+        }),
     );
   }
   return server;

@@ -59,6 +59,50 @@ describe('pgBackRest (deploy/pgbackrest/pgbackrest.conf)', () => {
   });
 });
 
+describe('pgBackRest on a backup host (deploy/pgbackrest/repository-host.conf, issue 39 goal 7)', () => {
+  const repoHost = read('deploy/pgbackrest/repository-host.conf');
+  const optionLines = (text: string) => text.split('\n').filter((l) => /^[a-z0-9-]+=/.test(l));
+  const values = (text: string, name: string) =>
+    [...text.matchAll(new RegExp(`^${name}=(.*)$`, 'gm'))].map((m) => m[1]);
+
+  it('has no comment after a value, and encrypts as the nodes do with no passphrase in the file', () => {
+    for (const line of optionLines(repoHost)) expect(line, line).not.toMatch(/\s#/);
+    expect(values(repoHost, 'repo1-cipher-type')).toEqual(values(pgbackrest, 'repo1-cipher-type'));
+    expect(repoHost).not.toMatch(/^repo1-cipher-pass=/m);
+    expect(values(repoHost, 'repo1-path')).toEqual(values(pgbackrest, 'repo1-path'));
+    expect(values(repoHost, 'lock-path')[0]).not.toMatch(/^\/(tmp|var\/tmp|dev\/shm)\b/);
+  });
+
+  it('serves TLS to the three database nodes only, and reaches each over TLS with the CA', () => {
+    const stanza = /^\[(\w+)\]$/m.exec(pgbackrest.replace(/^\[global\]$/m, ''))?.[1];
+    expect(stanza).toBe('invoicing');
+    expect(values(repoHost, 'tls-server-auth')).toEqual(['pg1', 'pg2', 'pg3'].map((n) => `${n}=${stanza}`));
+    for (const option of ['cert-file', 'key-file', 'ca-file'])
+      expect(values(repoHost, `tls-server-${option}`)).toHaveLength(1);
+    for (const n of [1, 2, 3]) {
+      expect(values(repoHost, `pg${n}-host-type`)).toEqual(['tls']);
+      expect(values(repoHost, `pg${n}-host-ca-file`)).toEqual(values(repoHost, 'tls-server-ca-file'));
+      expect(values(repoHost, `pg${n}-path`)).toEqual(values(pgbackrest, 'pg1-path'));
+    }
+  });
+
+  it("the nodes' lines for it (commented in pgbackrest.conf) use TLS and allow the backup host only", () => {
+    const nodeLines = [...pgbackrest.matchAll(/^# {3}([a-z0-9-]+=.*)$/gm)].map((m) => m[1]!);
+    expect(nodeLines).toContain('repo1-host-type=tls');
+    expect(nodeLines).toContain('tls-server-auth=backup=invoicing');
+    for (const option of [
+      'repo1-host-cert-file',
+      'repo1-host-key-file',
+      'repo1-host-ca-file',
+      'tls-server-ca-file',
+    ])
+      expect(
+        nodeLines.some((line) => line.startsWith(`${option}=`)),
+        option,
+      ).toBe(true);
+  });
+});
+
 describe('HAProxy for PostgreSQL (deploy/haproxy/postgres.cfg)', () => {
   it("sends connections only to the node whose Patroni answers GET /primary, and cuts an old leader's at once", () => {
     expect(haproxy).toMatch(/^\s*mode tcp$/m);

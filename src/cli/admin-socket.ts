@@ -13,6 +13,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ArgumentError, OperationError } from '../operations/errors.js';
+import { SERVER_TIMEOUT_OPTIONS } from '../server-timeouts.js';
 
 /** Unix socket paths are limited to about 107 bytes; a deep DATA_DIR gets one in the temp dir. */
 const MAX_SOCKET_PATH = 100;
@@ -77,7 +78,7 @@ export async function startAdminServer(
   apiBaseUrl: string,
 ): Promise<AdminServer> {
   const path = adminSocketPath(dataDir);
-  const server: Server = createServer(async (req, res) => {
+  const server: Server = createServer(SERVER_TIMEOUT_OPTIONS, async (req, res) => {
     const send = (status: number, body: unknown) => {
       const text = JSON.stringify(body);
       res.writeHead(status, {

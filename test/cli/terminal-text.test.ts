@@ -23,6 +23,7 @@ interface Demo {
 const HOSTILE = 'Loja \u001b]0;pwned\u0007Boa\rFAKE\u001b[2K\u009b31m\u202eFim';
 
 // C0 (but line feed and tab), DEL, C1 and bidirectional overrides: none may be printed raw.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 describe(`CLI text output (${testStorage()})`, { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
@@ -62,6 +63,7 @@ describe(`CLI text output (${testStorage()})`, { timeout: PROCESS_TEST_TIMEOUT_M
     const json = await runCli(['customers', 'list', '--company', company, '--json'], env);
     expect(json.code, json.stderr).toBe(0);
     // JSON escapes controls itself, and the value is the name as stored, character for character.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
     expect(json.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     const listed = JSON.parse(json.stdout) as { customers: { name: string }[] };
     expect(listed.customers.map((customer) => customer.name)).toContain(HOSTILE);

@@ -28,7 +28,7 @@ describe('MCP server over HTTP: sessions bounded per key, per company and in all
   let server: ListeningApp;
   /** --max-sessions 5 --sessions-per-company 3 --sessions-per-key 2 */
   let capped: HttpMcpProcess;
-  /** --unused-session-timeout 5 */
+  /** --unused-session-timeout 10 */
   let idling: HttpMcpProcess;
   const open: HttpConnection[] = [];
   const keys = { a1: '', a2: '', b1: '' };
@@ -71,7 +71,7 @@ describe('MCP server over HTTP: sessions bounded per key, per company and in all
         },
         transcript,
       ),
-      startHttpMcp({ baseUrl: server.baseUrl, args: ['--unused-session-timeout=5'] }, transcript),
+      startHttpMcp({ baseUrl: server.baseUrl, args: ['--unused-session-timeout=10'] }, transcript),
     ]);
   });
   afterAll(async () => {
@@ -129,6 +129,6 @@ describe('MCP server over HTTP: sessions bounded per key, per company and in all
     }
     expect(closed).toBe(true);
     expect(await alive(working)).toBe(true);
-    expect(idling.output()).toContain('no tool called in 5 s');
+    expect(idling.output()).toContain('no tool called in 10 s');
   });
 });

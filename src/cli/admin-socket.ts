@@ -96,8 +96,10 @@ function trustedSocketPath(dataDir: string): string | null {
   let info: ReturnType<typeof lstatSync>;
   try {
     info = lstatSync(path);
-  } catch {
-    return null;
+  } catch (error) {
+    // No socket: no server. Anything else (DATA_DIR is a file...) is the command's failure.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
   }
   const uid = process.getuid?.();
   if (uid === undefined) return path;

@@ -29,6 +29,7 @@ import { paymentRoutes } from './payments/routes.js';
 import { pingRoutes } from './ping/routes.js';
 import { productRoutes } from './products/routes.js';
 import { createRequestLog } from './request-log/writer.js';
+import { REQUEST_TIMEOUT_MS, SERVER_TIMEOUT_OPTIONS } from './server-timeouts.js';
 import { installTracing } from './tracing/fastify.js';
 import type { Tracing } from './tracing/tracing.js';
 
@@ -72,6 +73,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // Fastify accepts a hop count too, though its types omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     bodyLimit: config.bodyLimit,
+    // headersTimeout 10 s, requestTimeout 300 s (a full 1 MiB body from a till on a slow link):
+    // src/server-timeouts.ts says why.
+    http: SERVER_TIMEOUT_OPTIONS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
     exposeHeadRoutes: false,
     // A malformed or very long path id is the path-id step's 404, not the router's 400 or 414.
     rewriteUrl: (request) => decodableUrl(request.url ?? '/'),

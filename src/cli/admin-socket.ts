@@ -7,23 +7,129 @@
 //                             X-Invoicing-Actor: who runs it, for the audit trail
 //   200 {"result": ...}  |  422 {"error": {"kind": "operation" | "argument", "message"}}
 //   404 {"error": {"kind": "unknown_operation", ...}}  |  500 {"error": {"kind": "internal", ...}}
+//
+// Where it lives: never in a shared directory (another local user could answer there). In order:
+// 1. DATA_DIR/admin.sock, when the path fits a unix socket (DATA_DIR is the service's own, 0700);
+// 2. for a deep DATA_DIR, `invoicing-<hash of DATA_DIR>.sock` in the first private runtime
+//    directory whose path fits: $RUNTIME_DIRECTORY (systemd's RuntimeDirectory=invoicing, i.e.
+//    /run/invoicing), then $XDG_RUNTIME_DIR; private means a directory of this user's that no one
+//    else may write to. DATA_DIR/admin-socket.path (0600) then names it for the commands, which
+//    run without the service's environment;
+// 3. otherwise `serve` refuses to start, saying why.
+// A command trusts a socket only if it is a socket of the service's user (this process's, or the
+// owner of DATA_DIR) with no permission for anyone else, in a directory no one else may write to.
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, unlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ArgumentError, OperationError } from '../operations/errors.js';
+import { SERVER_TIMEOUT_OPTIONS } from '../server-timeouts.js';
+import { StartRefused } from './preflight.js';
 
-/** Unix socket paths are limited to about 107 bytes; a deep DATA_DIR gets one in the temp dir. */
+/** Unix socket paths are limited to about 107 bytes (kept below, for every platform). */
 const MAX_SOCKET_PATH = 100;
 const MAX_BODY_BYTES = 1024 * 1024;
+/** In DATA_DIR: the socket's path, when it is not DATA_DIR/admin.sock. */
+export const SOCKET_POINTER = 'admin-socket.path';
 
-export function adminSocketPath(dataDir: string): string {
+const fits = (path: string) => Buffer.byteLength(path) <= MAX_SOCKET_PATH;
+
+/** DATA_DIR/admin.sock, or null when that path is too long for a unix socket. */
+function insideDataDir(dataDir: string): string | null {
+  const inside = join(resolve(dataDir), 'admin.sock');
+  return fits(inside) ? inside : null;
+}
+
+/** A directory of this user's that no one else may write to (nor replace a file in). */
+function isPrivateDirectory(dir: string): boolean {
+  try {
+    const info = lstatSync(dir);
+    const uid = process.getuid?.();
+    return info.isDirectory() && (uid === undefined || info.uid === uid) && (info.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where `serve` puts its admin socket (see the top of this file); refuses with a clear message
+ * when no private place fits.
+ */
+export function adminSocketPath(
+  dataDir: string,
+  env: Record<string, string | undefined> = process.env,
+): string {
+  const inside = insideDataDir(dataDir);
+  if (inside) return inside;
   const dir = resolve(dataDir);
-  const inside = join(dir, 'admin.sock');
-  if (Buffer.byteLength(inside) <= MAX_SOCKET_PATH) return inside;
-  const digest = createHash('sha256').update(dir).digest('hex').slice(0, 16);
-  return join(tmpdir(), `invoicing-${digest}.sock`);
+  const name = `invoicing-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.sock`;
+  const candidates = [env.RUNTIME_DIRECTORY?.split(':')[0], env.XDG_RUNTIME_DIR].filter(
+    (candidate): candidate is string => candidate?.startsWith('/') === true,
+  );
+  for (const candidate of candidates) {
+    const path = join(candidate, name);
+    if (fits(path) && isPrivateDirectory(candidate)) return path;
+  }
+  throw new StartRefused(
+    `DATA_DIR ${dir} is too deep for the admin socket (${join(dir, 'admin.sock')} is over ${MAX_SOCKET_PATH} bytes, the limit of a unix socket path), and no private runtime directory fits one: ` +
+      'run the service with RUNTIME_DIRECTORY (systemd: RuntimeDirectory=invoicing) or XDG_RUNTIME_DIR set to a directory of its own that no one else may write to, or use a shorter DATA_DIR. ' +
+      'The socket is never put in a shared directory such as /tmp.',
+  );
+}
+
+/** A socket a command may not trust: whoever made it is not the service. */
+export class UntrustedSocket extends OperationError {}
+
+/**
+ * The socket a command should talk to, checked: null when there is none (no server runs).
+ * Throws UntrustedSocket when it exists but is not the service's own.
+ */
+function trustedSocketPath(dataDir: string): string | null {
+  let path = insideDataDir(dataDir);
+  if (!path) {
+    try {
+      path = readFileSync(join(resolve(dataDir), SOCKET_POINTER), 'utf8').trim();
+    } catch {
+      return null;
+    }
+  }
+  let info: ReturnType<typeof lstatSync>;
+  try {
+    info = lstatSync(path);
+  } catch (error) {
+    // No socket: no server. Anything else (DATA_DIR is a file...) is the command's failure.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const uid = process.getuid?.();
+  if (uid === undefined) return path;
+  // The service's user: this one, or (an administrator running the command) DATA_DIR's owner.
+  let owners = [uid];
+  try {
+    owners = [uid, statSync(resolve(dataDir)).uid];
+  } catch {}
+  const refuse = (why: string) =>
+    new UntrustedSocket(
+      `refusing the admin socket ${path}: ${why}; it may not be the server's. Stop whatever made it, remove it, and run the command again`,
+    );
+  // A file that is no socket (left by a crash) answers nothing: no server.
+  if (!info.isSocket()) return null;
+  if (!owners.includes(info.uid))
+    throw refuse(`it belongs to user id ${info.uid}, not to the service's user`);
+  if ((info.mode & 0o077) !== 0) {
+    throw refuse(
+      `its mode is ${(info.mode & 0o777).toString(8)}: others may use it (the server makes it 600)`,
+    );
+  }
+  const parent = lstatSync(dirname(path));
+  if (
+    !parent.isDirectory() ||
+    !(owners.includes(parent.uid) || parent.uid === 0) ||
+    (parent.mode & 0o022) !== 0
+  ) {
+    throw refuse(`its directory ${dirname(path)} may be written by others`);
+  }
+  return path;
 }
 
 export interface AdminLogger {
@@ -77,7 +183,8 @@ export async function startAdminServer(
   apiBaseUrl: string,
 ): Promise<AdminServer> {
   const path = adminSocketPath(dataDir);
-  const server: Server = createServer(async (req, res) => {
+  const pointer = path === insideDataDir(dataDir) ? null : join(resolve(dataDir), SOCKET_POINTER);
+  const server: Server = createServer(SERVER_TIMEOUT_OPTIONS, async (req, res) => {
     const send = (status: number, body: unknown) => {
       const text = JSON.stringify(body);
       res.writeHead(status, {
@@ -134,6 +241,7 @@ export async function startAdminServer(
     process.umask(previousUmask);
   }
   chmodSync(path, 0o600);
+  if (pointer) writeFileSync(pointer, `${path}\n`, { mode: 0o600 });
   let closing: Promise<void> | null = null;
   return {
     path,
@@ -141,7 +249,10 @@ export async function startAdminServer(
       closing ??= new Promise<void>((resolvePromise) => {
         server.close(() => resolvePromise());
         server.closeIdleConnections();
-      }).then(() => unlinkIfPresent(path));
+      }).then(() => {
+        unlinkIfPresent(path);
+        if (pointer) unlinkIfPresent(pointer);
+      });
       return closing;
     },
   };
@@ -160,13 +271,20 @@ export function callAdminServer(
   args: unknown,
   actor: string,
 ): Promise<{ result: unknown; apiBaseUrl: string | undefined }> {
-  const path = adminSocketPath(dataDir);
+  let path: string | null;
+  try {
+    path = trustedSocketPath(dataDir);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  if (path === null) return Promise.reject(new NoServer('no admin socket'));
+  const socketPath = path;
   const body = JSON.stringify(args);
   return new Promise((resolvePromise, reject) => {
     let connected = false;
     const req = httpRequest(
       {
-        socketPath: path,
+        socketPath,
         agent: false, // a fresh connection: 'connect' below tells whether anything was sent
         method: 'POST',
         path: `/operations/${name}`,

@@ -25,6 +25,7 @@ import {
   usageLine,
 } from './commands.js';
 import { osUser } from './os-user.js';
+import { terminalSafe } from './output.js';
 import { StartRefused } from './preflight.js';
 import type { RunOptions } from './run.js';
 import { apiBaseUrl } from './urls.js';
@@ -196,7 +197,8 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
     if (error instanceof ArgumentError) throw new UsageError(error.message, command.name);
     throw error;
   }
-  io.out(values.json ? JSON.stringify(output.json, null, 2) : output.text);
+  // (text: partner text's control characters shown as escapes, src/cli/output.ts; JSON escapes its own)
+  io.out(values.json ? JSON.stringify(output.json, null, 2) : terminalSafe(output.text));
   return output.failed ? EXIT_FAILED : EXIT_OK;
 }
 
@@ -351,13 +353,13 @@ function report(error: unknown, argv: readonly string[], io: Io): number {
     return status;
   }
   if (failure.kind === 'usage') {
-    io.err(`error: ${failure.message}`);
+    io.err(`error: ${terminalSafe(failure.message)}`);
     if (failure.usage) io.err(`usage: ${failure.usage}`);
     io.err(`see: ${failure.help}`);
     return failure.status;
   }
   const hint = (failure.kind === 'unexpected' || failure.kind === 'environment') && !debug;
-  io.err(`error: ${failure.message}${hint ? ' (run again with --debug for details)' : ''}`);
+  io.err(`error: ${terminalSafe(failure.message)}${hint ? ' (run again with --debug for details)' : ''}`);
   if (failure.stack) io.err(failure.stack);
   return failure.status;
 }

@@ -1,13 +1,48 @@
 // Plain-text rendering of operation results for people; `--json` prints the result itself.
+// Partner text (a customer's name, an invoice's notes) reaches an operator's terminal here: its
+// control characters are shown as visible escapes (`\x1b`, `\r`, `\x07`), never sent raw, so
+// no text can move the cursor, rewrite a line, ring the bell or set the window's title.
+
+/**
+ * C0 controls but line feed and tab, DEL, C1 controls, and the invisible Unicode formatting that
+ * reorders or hides text on a terminal (bidirectional overrides and isolates, line and paragraph
+ * separators).
+ */
+const CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** In a table cell or a `key: value` line, also line feeds and tabs: one value stays on its line. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL_IN_CELL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function visible(character: string): string {
+  const named = NAMED[character];
+  if (named) return named;
+  const code = character.charCodeAt(0);
+  return code <= 0xff
+    ? `\\x${code.toString(16).padStart(2, '0')}`
+    : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** Text safe to print on a terminal: every control character shown as an escape; lines and tabs kept. */
+export function terminalSafe(text: string): string {
+  return text.replace(CONTROL, visible);
+}
+
+function cellSafe(text: string): string {
+  return text.replace(CONTROL_IN_CELL, visible);
+}
 
 function scalar(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-';
   if (Array.isArray(value)) return value.length === 0 ? '-' : value.map(scalar).join(', ');
   if (typeof value === 'object') {
-    if ('id' in value) return `#${value.id}${'name' in value ? ` ${value.name}` : ''}`;
-    return JSON.stringify(value);
+    if ('id' in value) return cellSafe(`#${value.id}${'name' in value ? ` ${value.name}` : ''}`);
+    return cellSafe(JSON.stringify(value));
   }
-  return String(value);
+  return cellSafe(String(value));
 }
 
 /** `key: value` lines, aligned; keys in `skip` are left out. */

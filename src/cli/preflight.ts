@@ -62,7 +62,7 @@ export async function checkPorts(config: Config): Promise<void> {
 // ---- DATA_DIR ----
 
 /** Files of ours that may be in DATA_DIR before the database is: the lock and the admin socket. */
-const OWN_FILES = /^(invoicing\.lock.*|admin\.sock)$/;
+const OWN_FILES = /^(invoicing\.lock.*|admin\.sock|admin-socket\.path)$/;
 
 export type DataDirState =
   /** it holds an embedded database */

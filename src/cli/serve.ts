@@ -28,7 +28,7 @@ import { type RunningServer, startServer } from '../server.js';
 import { tracingSummary } from '../tracing/start.js';
 import type { Tracing } from '../tracing/tracing.js';
 import { startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
-import { type AdminServer, startAdminServer } from './admin-socket.js';
+import { type AdminServer, adminSocketPath, startAdminServer } from './admin-socket.js';
 import { type DataDirLock, describeOwner, tryAcquireLock } from './lock.js';
 import { checkPorts, listenProblem, prepareDataDir, StartRefused } from './preflight.js';
 import { closeOnSignals, type ShutdownLogger } from './shutdown.js';
@@ -109,6 +109,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   const embedded = !config.databaseUrl;
   await checkPorts(config);
   const dataDirNotice = embedded ? prepareDataDir(config.dataDir) : null;
+  // Before anything starts: where the admin socket can be, or a refusal saying why.
+  if (embedded) adminSocketPath(config.dataDir);
   if (dataDirNotice) process.stderr.write(`\n!!! ${dataDirNotice}\n\n`);
   const lock = embedded ? await lockForServer(config.dataDir) : null;
   let admin: AdminServer | null = null;

@@ -4,11 +4,17 @@
 // `npm run clients:pack` wrote to clients/dist, with their SHA256SUMS; a checkout packs them at the
 // first request there (`prepareSdk`), a runtime tree ships them. The index of /sdk/ gets this
 // server's own address in its install lines.
+// Only regular files inside the root are served: a path is normalized before anything (a redirect
+// is built from the normalized path, never from what was sent, so `/.//evil.example/..%2fpt`
+// cannot become `Location: //evil.example/...`), and no symbolic link is followed, inside the root
+// or out of it. Every answer carries a Content-Security-Policy (frame-ancestors 'none') and
+// Referrer-Policy: no-referrer.
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, realpath } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, sep } from 'node:path';
+import { extname, join, normalize, relative, sep } from 'node:path';
+import { SERVER_TIMEOUT_OPTIONS } from '../server-timeouts.js';
 import { canPack, SDK_DIST } from './sdk-files.js';
 
 export { SDK_DIST };
@@ -44,25 +50,68 @@ export interface DocsServer {
   close(): Promise<void>;
 }
 
-async function isFile(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => null))?.isFile() ?? false;
+/** Where `path` really is, or null when it is missing. */
+async function real(path: string): Promise<string | null> {
+  return realpath(path).catch(() => null);
 }
 
-/** The file a URL path names inside `root`, or null. */
-export async function resolveDocsPath(root: string, urlPath: string): Promise<string | null> {
+/**
+ * Whether `path` (inside `root`) is a regular file reached through no symbolic link: its real
+ * path is its own, under the root's real path.
+ */
+async function isPlainFile(root: string, path: string): Promise<boolean> {
+  const info = await lstat(path).catch(() => null);
+  if (!info?.isFile()) return false;
+  const [realRoot, realPath] = await Promise.all([real(root), real(path)]);
+  return realRoot !== null && realPath === join(realRoot, relative(root, path));
+}
+
+/** The URL path decoded and normalized (`/a/./b/../c` → `/a/c`), or null when it cannot be. */
+export function normalizedDocsPath(urlPath: string): string | null {
   let decoded: string;
   try {
     decoded = decodeURIComponent(urlPath);
   } catch {
     return null;
   }
-  if (decoded.includes('\0')) return null;
-  const path = normalize(join(root, decoded));
+  if (decoded.includes('\0') || decoded.includes('\\')) return null;
+  const trailing = decoded.endsWith('/') || /\/\.{1,2}$/.test(decoded);
+  const path = normalize(`/${decoded}`).replace(/\/+/g, '/');
+  if (path.split('/').includes('..')) return null;
+  return trailing && !path.endsWith('/') ? `${path}/` : path;
+}
+
+/** The file a URL path names inside `root`, or null. */
+export async function resolveDocsPath(root: string, urlPath: string): Promise<string | null> {
+  const normalized = normalizedDocsPath(urlPath);
+  if (normalized === null) return null;
+  const path = join(root, normalized);
   if (path !== root && !path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`)) return null;
-  const candidates = decoded.endsWith('/') ? [join(path, 'index.html')] : [path, `${path}.html`];
-  for (const candidate of candidates) if (await isFile(candidate)) return candidate;
+  const candidates = normalized.endsWith('/') ? [join(path, 'index.html')] : [path, `${path}.html`];
+  for (const candidate of candidates) if (await isPlainFile(root, candidate)) return candidate;
   return null;
 }
+
+/** Sent with every answer: no framing, no outside resources, and no address leaves in a Referer. */
+const SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy': [
+    "default-src 'self'",
+    // Redoc's pages and the site's sample tabs are inline scripts and styles; Redoc's search runs in a worker made from a blob.
+    "script-src 'self' 'unsafe-inline'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "worker-src 'self' blob:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+};
 
 function send(
   response: ServerResponse,
@@ -70,7 +119,11 @@ function send(
   text: string,
   headers: Record<string, string> = {},
 ): void {
-  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
+  response.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'content-type': 'text/plain; charset=utf-8',
+    ...headers,
+  });
   response.end(text);
 }
 
@@ -106,7 +159,7 @@ async function handle(site: Site, request: IncomingMessage, response: ServerResp
       const html = (await readFile(file, 'utf8')).replaceAll(SDK_URL_PLACEHOLDER, site.sdkUrl);
       sendText(request, response, html, TYPES['.html'] as string);
     } else if (file) await sendFile(site, request, response, file);
-    else if (await isFile(join(sdkRoot, 'index.html')))
+    else if (await isPlainFile(sdkRoot, join(sdkRoot, 'index.html')))
       send(
         response,
         404,
@@ -118,14 +171,18 @@ async function handle(site: Site, request: IncomingMessage, response: ServerResp
   const file = await resolveDocsPath(root, pathname);
   if (!file && pathname === '/favicon.ico') {
     // Browsers ask for it on every page; the site has none.
-    response.writeHead(204, { 'cache-control': 'max-age=86400' });
+    response.writeHead(204, { ...SECURITY_HEADERS, 'cache-control': 'max-age=86400' });
     response.end();
     return;
   }
   if (!file) {
-    // A folder asked for without its slash (`/pt`): the same page with it, so links resolve.
-    if (!pathname.endsWith('/') && (await resolveDocsPath(root, `${pathname}/`))) {
-      send(response, 301, 'Moved Permanently', { location: `${pathname}/` });
+    // A folder asked for without its slash (`/pt`): the same page with it, so links resolve. The
+    // address is made from the normalized path, each segment encoded again: always one leading
+    // slash, so never another host.
+    const normalized = normalizedDocsPath(pathname);
+    if (normalized && !normalized.endsWith('/') && (await resolveDocsPath(root, `${normalized}/`))) {
+      const location = `${normalized.split('/').map(encodeURIComponent).join('/')}/`;
+      send(response, 301, 'Moved Permanently', { location });
       return;
     }
     send(response, 404, 'Not Found');
@@ -137,10 +194,10 @@ async function handle(site: Site, request: IncomingMessage, response: ServerResp
 function sendText(request: IncomingMessage, response: ServerResponse, text: string, type: string): void {
   const body = Buffer.from(text, 'utf8');
   response.writeHead(200, {
+    ...SECURITY_HEADERS,
     'content-type': type,
     'content-length': String(body.length),
     'cache-control': 'no-cache',
-    'x-content-type-options': 'nosniff',
   });
   response.end(request.method === 'HEAD' ? undefined : body);
 }
@@ -162,14 +219,14 @@ async function sendFile(
     );
     return;
   }
-  const info = await stat(file);
+  const info = await lstat(file);
   response.writeHead(200, {
+    ...SECURITY_HEADERS,
     'content-type':
       TYPES[extname(file)] ??
       (extname(file) === '' ? 'text/plain; charset=utf-8' : 'application/octet-stream'),
     'content-length': String(info.size),
     'cache-control': 'no-cache',
-    'x-content-type-options': 'nosniff',
   });
   if (request.method === 'HEAD') {
     response.end();
@@ -206,7 +263,7 @@ export async function startDocsServer(options: {
       ? { rebase: { from: trim(options.builtFor), to: trim(options.baseUrl) } }
       : {}),
   };
-  const server: Server = createServer((request, response) => {
+  const server: Server = createServer(SERVER_TIMEOUT_OPTIONS, (request, response) => {
     handle(site, request, response).catch(() => {
       if (!response.headersSent) send(response, 500, 'Internal Server Error');
       else response.destroy();

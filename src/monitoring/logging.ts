@@ -9,6 +9,66 @@ import type { Config } from '../config.js';
 /** Never logged: the API key and the idempotency key of a request. */
 export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["idempotency-key"]'];
 
+/** An API key anywhere in a text, also percent-encoded (`svc%5Fsk%5F...`). */
+const API_KEY_TEXT = /svc(?:_|%5f)sk(?:_|%5f)[A-Za-z0-9_%-]+/gi;
+/** The value of a query parameter named like a secret: `api_key=`, `token=`, `X-Api-Key=`... */
+const SECRET_PARAMETER = /([?&;][^=&#;]*(?:key|token|secret|passw|signature|auth)[^=&#;]*=)[^&#;]*/gi;
+
+/**
+ * A text (a URL, a message) with every key-looking value masked: a key sent in a query string
+ * (`?api_key=svc_sk_...`) or a path is never written to a log line.
+ */
+export function maskSecrets(text: string): string {
+  return text.replace(SECRET_PARAMETER, '$1***').replace(API_KEY_TEXT, 'svc_sk_***');
+}
+
+function maskedError(error: Error): ReturnType<typeof pino.stdSerializers.err> {
+  const serialized = pino.stdSerializers.err(error);
+  if (typeof serialized !== 'object' || serialized === null) return serialized;
+  return {
+    ...serialized,
+    message: maskSecrets(String(serialized.message ?? '')),
+    stack: maskSecrets(String(serialized.stack ?? '')),
+  };
+}
+
+/** Every logger's masking of keys: URLs, messages and errors of every line. */
+const MASKING = {
+  formatters: {
+    log(object: Record<string, unknown>): Record<string, unknown> {
+      if (typeof object.url !== 'string') return object;
+      return { ...object, url: maskSecrets(object.url) };
+    },
+  },
+  serializers: {
+    err: maskedError,
+    // Fastify's own, with the URL masked.
+    req(request: {
+      method?: string;
+      url?: string;
+      host?: string;
+      ip?: string;
+      socket?: { remotePort?: number };
+    }) {
+      return {
+        method: request.method,
+        url: maskSecrets(String(request.url ?? '')),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      };
+    },
+  },
+  hooks: {
+    logMethod(this: unknown, args: unknown[], method: (...args: unknown[]) => void): void {
+      method.apply(
+        this,
+        args.map((arg) => (typeof arg === 'string' ? maskSecrets(arg) : arg)),
+      );
+    },
+  },
+};
+
 /** Fields of the request line that the human format shows in its message instead. */
 const REQUEST_FIELDS = ['method', 'url', 'statusCode', 'responseTime'];
 
@@ -67,6 +127,7 @@ export function loggerOptions(
   return {
     level: config.logLevel,
     redact: { paths: REDACTED_PATHS, remove: true },
+    ...MASKING,
     stream: !isStandard
       ? stream!
       : human

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { metrics } from '../metrics/registry.js';
 import { logRequest } from '../request-log/capture.js';
 import type {} from '../tracing/request-trace.js';
+import { maskSecrets } from './logging.js';
 
 function routeOf(request: FastifyRequest): string {
   return request.routeOptions.url ?? 'unmatched';
@@ -34,7 +35,8 @@ function observe(request: FastifyRequest, reply: FastifyReply): void {
   if (state) logRequest(state, request, reply, route, errorCode);
   const line = {
     method: request.method,
-    url: request.url,
+    // (a key a client put in its URL is masked: src/monitoring/logging.ts)
+    url: maskSecrets(request.url),
     statusCode: status,
     responseTime,
     ip: request.ip,

@@ -11,6 +11,7 @@ import { buildInfo } from '../build-info.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { metrics, type RateLimitStoreState, type WatchedPool } from '../metrics/registry.js';
+import { REQUEST_TIMEOUT_MS, SERVER_TIMEOUT_OPTIONS } from '../server-timeouts.js';
 import { watchBacklog, webhookRegistry } from '../webhooks/metrics.js';
 import { readiness } from './readiness.js';
 
@@ -42,7 +43,12 @@ export async function startMonitoringServer(
   watchBacklog(sources.handle.db);
   metrics.setBuildInfo(buildInfo());
 
-  const server = Fastify({ logger: false, exposeHeadRoutes: false });
+  const server = Fastify({
+    logger: false,
+    exposeHeadRoutes: false,
+    http: SERVER_TIMEOUT_OPTIONS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+  });
   server.get('/healthz', async () => ({
     status: 'ok',
     pid: process.pid,

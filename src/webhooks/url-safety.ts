@@ -56,16 +56,74 @@ for (const [network, prefix] of [
   nonPublic.addSubnet(network, prefix, 'ipv6');
 }
 
-/** The IPv4 address inside an IPv4-mapped, -compatible or NAT64 IPv6 address, if any. */
-function embeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted?.[1]) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex?.[1] || !hex[2]) return null;
-  const high = Number.parseInt(hex[1], 16);
-  const low = Number.parseInt(hex[2], 16);
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+/** The 16 bytes of an IPv6 literal (Node has no parser of its own to export). */
+function ipv6Bytes(address: string): number[] | null {
+  let text = address.toLowerCase();
+  const tail: number[] = [];
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const parts = dotted.slice(2, 6).map(Number);
+    if (parts.some((part) => part > 255)) return null;
+    tail.push(...parts);
+    text = `${dotted[1]}0:0`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const groupsOf = (part: string | undefined) => (part ? part.split(':') : []);
+  const head = groupsOf(halves[0]);
+  const rest = groupsOf(halves[1]);
+  const missing = 8 - head.length - rest.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...rest];
+  const bytes: number[] = [];
+  for (const group of groups) {
+    if (!/^[0-9a-f]{1,4}$/.test(group)) return null;
+    const value = Number.parseInt(group, 16);
+    bytes.push(value >> 8, value & 255);
+  }
+  if (tail.length === 4) bytes.splice(12, 4, ...tail);
+  return bytes;
+}
+
+const zeros = (bytes: readonly number[], from: number, to: number) =>
+  bytes.slice(from, to).every((byte) => byte === 0);
+const ipv4Of = (bytes: readonly number[]) => bytes.join('.');
+
+/**
+ * How an IPv6 address that carries an IPv4 address is judged: by that IPv4 address (`embedded`),
+ * or as never public (`private`); null for an address that carries none.
+ * - `::a.b.c.d` (IPv4-compatible, ::/96, also written in hex), `::ffff:a.b.c.d` (IPv4-mapped,
+ *   ::ffff:0:0/96), `::ffff:0:a.b.c.d` (IPv4-translated) and `64:ff9b::a.b.c.d` (NAT64,
+ *   64:ff9b::/96): the IPv4 address in the last 32 bits;
+ * - `2002:AABB:CCDD::/48` (6to4, 2002::/16): AA.BB.CC.DD; a 6to4 address is reached through a relay
+ *   to that IPv4 host, so one around a non-public IPv4 address is private;
+ * - Teredo (2001:0::/32): the server's IPv4 address in bits 32-63, the client's (inverted) in the
+ *   last 32; private unless both are public;
+ * - `64:ff9b:1::/48` (local-use NAT64, RFC 8215): translated by the operator's own gateway, with
+ *   the IPv4 address wherever its prefix length puts it: always private.
+ */
+function embeddedIpv4(bytes: readonly number[]): { embedded: string } | 'private' | null {
+  const last = bytes.slice(12, 16);
+  if (zeros(bytes, 0, 12)) {
+    // `::` and `::1` are IPv6's own unspecified and loopback addresses, judged as such.
+    return zeros(bytes, 12, 15) && (bytes[15] ?? 0) <= 1 ? null : { embedded: ipv4Of(last) };
+  }
+  if (zeros(bytes, 0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return { embedded: ipv4Of(last) };
+  if (zeros(bytes, 0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && zeros(bytes, 10, 12)) {
+    return { embedded: ipv4Of(last) };
+  }
+  const prefix = bytes.slice(0, 6).join(',');
+  if (prefix === '0,100,255,155,0,0' && zeros(bytes, 6, 12)) return { embedded: ipv4Of(last) };
+  if (prefix === '0,100,255,155,0,1') return 'private';
+  if (bytes[0] === 0x20 && bytes[1] === 0x02) {
+    return classifyAddress(ipv4Of(bytes.slice(2, 6))) === 'public' ? null : 'private';
+  }
+  if (bytes[0] === 0x20 && bytes[1] === 0x01 && bytes[2] === 0 && bytes[3] === 0) {
+    const server = ipv4Of(bytes.slice(4, 8));
+    const client = ipv4Of(last.map((byte) => byte ^ 0xff));
+    return classifyAddress(server) === 'public' && classifyAddress(client) === 'public' ? null : 'private';
+  }
+  return null;
 }
 
 /** What kind of address an IP literal is. */
@@ -74,8 +132,11 @@ export function classifyAddress(address: string): AddressClass {
   const family = isIP(bare);
   if (family === 0) throw new UnsafeUrl(`not an IP address: ${address}`);
   if (family === 6) {
-    const inner = embeddedIpv4(bare);
-    if (inner) return classifyAddress(inner);
+    const bytes = ipv6Bytes(bare);
+    if (!bytes) throw new UnsafeUrl(`not an IP address: ${address}`);
+    const inner = embeddedIpv4(bytes);
+    if (inner === 'private') return 'private';
+    if (inner) return classifyAddress(inner.embedded);
   }
   const type = family === 4 ? 'ipv4' : 'ipv6';
   if (loopback.check(bare, type)) return 'loopback';

@@ -11,7 +11,7 @@ import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseOptions, UsageError } from '../../clients/mcp/src/options.js';
+import { DEFAULT_SESSION_LIMITS, parseOptions, UsageError } from '../../clients/mcp/src/options.js';
 import { PartnerApi, PartnerApiError } from '../../clients/typescript/src/index.js';
 import { createApiKey } from '../../src/operations/api-keys.js';
 import { createCompany, setPartnerApi } from '../../src/operations/companies.js';
@@ -777,6 +777,32 @@ describe('MCP server: its command line', () => {
       host: '127.0.0.1',
       allowWrites: false,
       envKeyIgnored: true,
+      limits: DEFAULT_SESSION_LIMITS,
+    });
+    expect(
+      parseOptions(
+        [
+          '--http',
+          '0',
+          '--max-sessions',
+          '50',
+          '--sessions-per-company=10',
+          '--sessions-per-key',
+          '3',
+          '--unused-session-timeout',
+          '60',
+          '--idle-session-timeout=600',
+        ],
+        env,
+      ),
+    ).toMatchObject({
+      limits: {
+        maxSessions: 50,
+        sessionsPerCompany: 10,
+        sessionsPerKey: 3,
+        unusedMs: 60_000,
+        idleMs: 600_000,
+      },
     });
     expect(
       parseOptions(['--http=0', '--host', '0.0.0.0', '--allow-writes'], {
@@ -799,6 +825,12 @@ describe('MCP server: its command line', () => {
     expect(() => parseOptions(['--http'], env)).toThrow(/port number/);
     expect(() => parseOptions(['--http', '70000'], env)).toThrow(/port number/);
     expect(() => parseOptions(['--host', '127.0.0.1'], env)).toThrow(/--host needs --http/);
+    expect(() => parseOptions(['--sessions-per-key', '3'], env)).toThrow(/--sessions-per-key needs --http/);
+    expect(() => parseOptions(['--http', '0', '--max-sessions', '0'], env)).toThrow(/whole number from 1/);
+    expect(() => parseOptions(['--http', '0', '--unused-session-timeout', 'soon'], env)).toThrow(
+      /whole number/,
+    );
+    expect(() => parseOptions(['--http', '0', '--idle-session-timeout'], env)).toThrow(/whole number/);
     expect(() => parseOptions(['--allow-write'], env)).toThrow(/unknown argument: --allow-write/);
     expect(() => parseOptions(['--bogus'], env)).toThrow(UsageError);
   });

@@ -326,6 +326,16 @@ describe('webhooks: delivery to a real receiver', () => {
     await expect(create('https://169.254.169.254/latest/meta-data')).rejects.toThrow(/link-local/);
     await expect(create('https://[fd00::1]/hooks')).rejects.toThrow(/private/);
     await expect(create('https://[::ffff:10.1.2.3]/hooks')).rejects.toThrow(/private/);
+    // issue 38, goal 3: IPv6 forms that carry an IPv4 address are judged by it, or as non-public.
+    for (const address of [
+      '::a00:1',
+      '::ffff:0:a00:1',
+      '64:ff9b:1::a00:1',
+      '2002:a00:1::1',
+      '2001:0:a00:1::1',
+    ]) {
+      await expect(create(`https://[${address}]/hooks`), address).rejects.toThrow(/private/);
+    }
     await expect(create('http://93.184.215.14/hooks')).rejects.toThrow(/loopback addresses only/);
     await expect(create('ftp://example.com/hooks')).rejects.toThrow(/https/);
     await expect(create('https://user:secret@93.184.215.14/')).rejects.toThrow(/user name/);

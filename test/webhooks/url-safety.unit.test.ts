@@ -55,6 +55,53 @@ describe('webhook URL safety', () => {
     }
   });
 
+  it('issue 38, goal 3: the five IPv6 forms that embed IPv4 are judged by that IPv4 address, or as non-public', () => {
+    const cases: [string, string][] = [
+      // ::/96 (IPv4-compatible) written in hex, and in full
+      ['::7f00:1', 'loopback'],
+      ['::a00:1', 'private'],
+      ['::a9fe:a9fe', 'private'],
+      ['0:0:0:0:0:0:a00:1', 'private'],
+      ['::808:808', 'public'],
+      // ::ffff:0:0/96 (IPv4-mapped) in every spelling, and ::ffff:0:0:0/96 (IPv4-translated)
+      ['0:0:0:0:0:ffff:7f00:1', 'loopback'],
+      ['::ffff:0:0', 'private'],
+      ['::ffff:0:a00:1', 'private'],
+      ['::ffff:0:10.0.0.1', 'private'],
+      ['0000:0000:0000:0000:0000:FFFF:C0A8:0101', 'private'],
+      ['::ffff:0:808:808', 'public'],
+      // 64:ff9b::/96 (NAT64) by its IPv4 address; 64:ff9b:1::/48 (local-use NAT64) never public
+      ['64:ff9b::10.0.0.1', 'private'],
+      ['64:ff9b::808:808', 'public'],
+      ['64:ff9b:1::808:808', 'private'],
+      ['64:ff9b:1:ffff::1', 'private'],
+      // 2002::/16 (6to4): the IPv4 address in bits 16-47
+      ['2002:7f00:1::', 'private'],
+      ['2002:a00:1::1', 'private'],
+      ['2002:c0a8:101::1', 'private'],
+      ['2002:a9fe:a9fe::', 'private'],
+      ['2002:808:808::1', 'public'],
+      // Teredo (2001::/32): server IPv4 in bits 32-63, the client's inverted in the last 32
+      ['2001:0:a00:1::f5ff:fffe', 'private'],
+      ['2001:0:808:808:0:0:80ff:fffe', 'private'], // client 127.0.0.1
+      ['2001:0:808:808:0:0:f5ff:fffe', 'private'], // client 10.0.0.1
+      ['2001:0:808:808:0:0:f7f7:f7f7', 'public'], // client 8.8.8.8
+    ];
+    for (const [address, expected] of cases) expect(classifyAddress(address), address).toBe(expected);
+    // Still what they were: IPv6's own loopback and unspecified, and ordinary public addresses.
+    expect(classifyAddress('::1')).toBe('loopback');
+    expect(classifyAddress('::')).toBe('private');
+    expect(classifyAddress('2001:4860:4860::8888')).toBe('public');
+  });
+
+  it('refuses an embedded private IPv4 in a URL and in a resolved name', async () => {
+    await expect(checkEndpointUrl('https://[::7f00:1]/hooks', strict)).rejects.toThrow(/loopback/);
+    await expect(checkEndpointUrl('https://[2002:a00:1::1]/hooks', strict)).rejects.toThrow(/private/);
+    await expect(
+      checkEndpointUrl('https://partner.example/hooks', strict, resolving('2001:0:808:808::f5ff:fffe')),
+    ).rejects.toThrow(/private/);
+  });
+
   it('accepts https to a public address and refuses the rest by default', async () => {
     await expect(
       checkEndpointUrl('https://partner.example/hooks', strict, resolving('93.184.215.14')),

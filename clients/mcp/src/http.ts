@@ -6,7 +6,12 @@
 // - every later request of the session must carry the same key (compared by hash); another key,
 //   or no session, answers 404 like a session that does not exist;
 // - no key: 401; a request with an Origin header (a browser): 403, as the API itself does;
-// - on a loopback address the Host header must name it (no DNS rebinding), checked first.
+// - on a loopback address the Host header must name it (no DNS rebinding), checked first;
+// - sessions are bounded per key, per company and in all (SessionLimits): a new session past a
+//   bound closes the key's own oldest session first, then its company's oldest, so one company's
+//   keys can never make another company's initialize answer 503; only a full server with no
+//   session of that company left refuses it. A session that calls no tool within minutes is closed
+//   (held sessions cost nothing to open otherwise), one that did after 30 idle minutes.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,12 +19,22 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Log } from './log.js';
-import { isLoopback } from './options.js';
+import { DEFAULT_SESSION_LIMITS, isLoopback, type SessionLimits } from './options.js';
 import { type ToolError, toolError } from './render.js';
 import { createMcpServer, openKeySession } from './server.js';
 
 export const MCP_PATH = '/mcp';
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * headersTimeout 10 s (headers are a few hundred bytes); requestTimeout 300 s for a whole request
+ * (up to 4 MiB of tool arguments), checked every second: as the service's own servers
+ * (src/server-timeouts.ts of the service). A Server-Sent Events answer is not bounded by them.
+ */
+const SERVER_TIMEOUTS = {
+  headersTimeout: 10_000,
+  requestTimeout: 300_000,
+  connectionsCheckingInterval: 1_000,
+};
 
 export interface HttpOptions {
   port: number;
@@ -27,10 +42,8 @@ export interface HttpOptions {
   baseUrl: string;
   allowWrites: boolean;
   log: Log;
-  /** Sessions open at once (default 200); past it, initialize answers 503. */
-  maxSessions?: number;
-  /** A session unused this long is closed (default 30 minutes). */
-  idleMs?: number;
+  /** Bounds of the sessions (DEFAULT_SESSION_LIMITS for any left out). */
+  limits?: Partial<SessionLimits>;
 }
 
 export interface HttpMcpServer {
@@ -43,7 +56,24 @@ interface Session {
   server: McpServer;
   transport: StreamableHTTPServerTransport;
   keyHash: Buffer;
+  /** The key's hash in hex, and its company (the key's own hash when /ping does not say). */
+  keyId: string;
+  company: string;
+  openedAt: number;
   lastSeen: number;
+  /** Whether the session has called a tool (else it is closed after limits.unusedMs). */
+  calledTool: boolean;
+}
+
+/** Whether a JSON-RPC message (or batch) calls a tool. */
+function callsTool(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some(
+    (message) =>
+      typeof message === 'object' &&
+      message !== null &&
+      (message as { method?: unknown }).method === 'tools/call',
+  );
 }
 
 const hashOf = (key: string): Buffer => createHash('sha256').update(key).digest();
@@ -83,9 +113,46 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 export async function startHttpServer(options: HttpOptions): Promise<HttpMcpServer> {
   const { log } = options;
   const sessions = new Map<string, Session>();
-  const maxSessions = options.maxSessions ?? 200;
-  const idleMs = options.idleMs ?? 30 * 60_000;
+  const limits: SessionLimits = { ...DEFAULT_SESSION_LIMITS, ...options.limits };
   let allowedHosts: string[] | undefined;
+
+  /** Forgets a session at once (so counts are right) and closes it. */
+  function evict(id: string, why: string): void {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    log(`session closed: ${why}, ${sessions.size} open`);
+    void session.server.close().catch(() => {});
+  }
+
+  /** The id of the least recently used session among `ids`. */
+  function oldest(entries: [string, Session][]): string | undefined {
+    let found: [string, Session] | undefined;
+    for (const entry of entries) if (!found || entry[1].lastSeen < found[1].lastSeen) found = entry;
+    return found?.[0];
+  }
+
+  /**
+   * Makes room for one more session of this key and company: past a bound, the key's own oldest
+   * session goes first, then the company's oldest. False only when the whole server is full and
+   * holds no session of this company.
+   */
+  function makeRoom(keyId: string, company: string): boolean {
+    const ofKey = () => [...sessions].filter(([, session]) => session.keyId === keyId);
+    const ofCompany = () => [...sessions].filter(([, session]) => session.company === company);
+    const ownFirst = () => oldest(ofKey()) ?? oldest(ofCompany());
+    while (ofKey().length >= limits.sessionsPerKey)
+      evict(oldest(ofKey())!, "the key's oldest, past its limit");
+    while (ofCompany().length >= limits.sessionsPerCompany) {
+      evict(ownFirst()!, "the company's oldest, past its limit");
+    }
+    while (sessions.size >= limits.maxSessions) {
+      const victim = ownFirst();
+      if (victim === undefined) return false;
+      evict(victim, 'the oldest of its key or company, the server being full');
+    }
+    return true;
+  }
 
   async function openSession(req: IncomingMessage, res: ServerResponse, key: string): Promise<void> {
     let body: unknown;
@@ -100,10 +167,6 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpMcpServ
       return;
     }
     const id = (body as { id?: unknown }).id;
-    if (sessions.size >= maxSessions) {
-      answer(res, 503, 'Too many open sessions: close one or try again later.', { id });
-      return;
-    }
     let keySession: Awaited<ReturnType<typeof openKeySession>>;
     try {
       keySession = await openKeySession({
@@ -125,24 +188,47 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpMcpServ
       );
       return;
     }
-    const server = createMcpServer(keySession, log);
     const keyHash = hashOf(key);
+    const keyId = keyHash.toString('hex');
+    const company = keySession.identity ? `company ${keySession.identity.tenant_id}` : `key ${keyId}`;
+    // The slot is taken now, synchronously, so concurrent initializes of one key count each other.
+    if (!makeRoom(keyId, company)) {
+      answer(res, 503, 'Too many open sessions: try again later.', { id, headers: { 'retry-after': '30' } });
+      return;
+    }
+    const server = createMcpServer(keySession, log);
+    const sessionId = randomUUID();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (sessionId) => {
-        sessions.set(sessionId, { server, transport, keyHash, lastSeen: Date.now() });
+      sessionIdGenerator: () => sessionId,
+      onsessioninitialized: () => {
         const who = keySession.identity
           ? `company id ${keySession.identity.tenant_id} (${keySession.identity.mode})`
           : 'a key without customers:read';
         log(`session opened for ${who}: ${keySession.grant.tools.length} tools, ${sessions.size} open`);
       },
     });
+    const now = Date.now();
+    sessions.set(sessionId, {
+      server,
+      transport,
+      keyHash,
+      keyId,
+      company,
+      openedAt: now,
+      lastSeen: now,
+      calledTool: false,
+    });
     transport.onclose = () => {
-      const sessionId = transport.sessionId;
-      if (sessionId && sessions.delete(sessionId)) log(`session closed, ${sessions.size} open`);
+      if (sessions.delete(sessionId)) log(`session closed, ${sessions.size} open`);
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // An initialize the transport refused opened nothing.
+      if (transport.sessionId === undefined && sessions.delete(sessionId))
+        void server.close().catch(() => {});
+    }
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -190,10 +276,22 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpMcpServ
       return;
     }
     session.lastSeen = Date.now();
-    await session.transport.handleRequest(req, res);
+    if (req.method !== 'POST') {
+      await session.transport.handleRequest(req, res);
+      return;
+    }
+    let body: unknown;
+    try {
+      body = await readJson(req);
+    } catch {
+      answer(res, 400, 'The body is not JSON (or is over 4 MiB).');
+      return;
+    }
+    if (callsTool(body)) session.calledTool = true;
+    await session.transport.handleRequest(req, res, body);
   }
 
-  const httpServer: Server = createServer((req, res) => {
+  const httpServer: Server = createServer(SERVER_TIMEOUTS, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       log(`request failed: ${error instanceof Error ? error.name : 'error'}`);
       if (!res.headersSent) answer(res, 500, 'Internal error.');
@@ -212,12 +310,18 @@ export async function startHttpServer(options: HttpOptions): Promise<HttpMcpServ
     allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
   }
 
+  // Looked at often enough that a session never outlives its bound by more than a quarter of it.
+  const sweepMs = Math.max(250, Math.min(60_000, Math.floor(Math.min(limits.unusedMs, limits.idleMs) / 4)));
   const sweeper = setInterval(() => {
-    const cutoff = Date.now() - idleMs;
-    for (const session of sessions.values()) {
-      if (session.lastSeen < cutoff) void session.transport.close();
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (!session.calledTool && now - session.openedAt >= limits.unusedMs) {
+        evict(id, `no tool called in ${Math.round(limits.unusedMs / 1000)} s`);
+      } else if (now - session.lastSeen >= limits.idleMs) {
+        evict(id, `idle for ${Math.round(limits.idleMs / 1000)} s`);
+      }
     }
-  }, 60_000);
+  }, sweepMs);
   sweeper.unref();
 
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;

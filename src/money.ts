@@ -39,10 +39,15 @@ const LITERAL = /^-?([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
 export function decimalPlacesOf(literal: string): number {
   const match = LITERAL.exec(literal);
   if (!match) return Number.NaN;
-  const fraction = (match[2] ?? '').replace(/0+$/, '');
-  if (/^0*$/.test(match[1]!) && fraction === '') return 0;
-  return Math.max(0, fraction.length - Number(match[3] ?? 0));
+  const fraction = match[2] ?? '';
+  // Trailing zeros counted by hand: /0+$/ is quadratic on a long run of zeros (a 1 MiB body).
+  let end = fraction.length;
+  while (end > 0 && fraction.charCodeAt(end - 1) === ZERO_CHAR) end--;
+  if (end === 0 && /^0+$/.test(match[1] ?? '0')) return 0;
+  return Math.max(0, end - Number(match[3] ?? 0));
 }
+
+const ZERO_CHAR = 0x30;
 
 /** A JSON number literal as an exact decimal ("-0" is 0). */
 export function decimalOfJson(literal: string): Decimal {

@@ -44,6 +44,9 @@ describe('money: rounding and places', () => {
     expect(decimalPlacesOf('1e-99999999999999999999')).toBeGreaterThan(2);
     expect(decimalPlacesOf('1.5e99999999999999999999')).toBe(0);
     expect(decimalPlacesOf('abc')).toBeNaN();
+    // As long as a 1 MiB body allows, in one pass (a trailing-zeros regex was quadratic here).
+    expect(decimalPlacesOf(`0.${'0'.repeat(1_000_000)}1`)).toBe(1_000_001);
+    expect(decimalPlacesOf(`1.${'0'.repeat(1_000_000)}`)).toBe(0);
   });
 });
 

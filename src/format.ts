@@ -28,7 +28,8 @@ export function formatTimestampByParts(value: Date, timeZone: string): string {
   for (const part of formatterFor(timeZone).formatToParts(value)) parts[part.type] = part.value;
   const offset = parts.timeZoneName === 'GMT' ? '+00:00' : (parts.timeZoneName ?? 'GMT+00:00').slice(3);
   const millis = String(value.getUTCMilliseconds()).padStart(3, '0');
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.${millis}${offset}`;
+  // Intl writes year 50 as "50": ISO 8601 wants four digits, as for every other year.
+  return `${(parts.year ?? '').padStart(4, '0')}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.${millis}${offset}`;
 }
 
 /**

@@ -29,22 +29,44 @@ export function formatMoney(value: string | null): string | null {
   return value === null ? null : money(value);
 }
 
-/** Number of decimal places a JSON number was written with (1.005 -> 3, 1e-7 -> 7). */
-export function decimalPlacesOf(value: number): number {
-  return new Decimal(value).decimalPlaces();
+const LITERAL = /^-?([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
+
+/**
+ * Decimal places of a JSON number literal, by its value and from its text alone (no decimal or
+ * binary arithmetic, so no exponent is too large): "1.005" -> 3, "4.3500" -> 2, "1e-7" -> 7,
+ * "1.5e3" -> 0, "0.000" -> 0. NaN for text that is not a JSON number.
+ */
+export function decimalPlacesOf(literal: string): number {
+  const match = LITERAL.exec(literal);
+  if (!match) return Number.NaN;
+  const fraction = match[2] ?? '';
+  // Trailing zeros counted by hand: /0+$/ is quadratic on a long run of zeros (a 1 MiB body).
+  let end = fraction.length;
+  while (end > 0 && fraction.charCodeAt(end - 1) === ZERO_CHAR) end--;
+  if (end === 0 && /^0+$/.test(match[1] ?? '0')) return 0;
+  return Math.max(0, end - Number(match[3] ?? 0));
+}
+
+const ZERO_CHAR = 0x30;
+
+/** A JSON number literal as an exact decimal ("-0" is 0). */
+export function decimalOfJson(literal: string): Decimal {
+  const value = new Decimal(literal);
+  return value.isZero() ? new Decimal(0) : value;
 }
 
 export const TOO_MANY_MONEY_DECIMALS = 'deve ter no máximo 2 casas decimais';
 export const MONEY_TOO_LARGE = `deve ser menor que ${MONEY_LIMIT.toFixed(0)}`;
 
 /**
- * A JSON number of a request body as exact money text ("12.50"), or why it cannot be one: more
- * than 2 decimals are refused, never rounded; so is anything numeric(18,2) cannot hold.
+ * A JSON number of a request body, by the digits it was written with (src/json-numbers.ts), as
+ * exact money text ("12.50"), or why it cannot be one: more than 2 decimals are refused, never
+ * rounded; so is anything numeric(18,2) cannot hold.
  */
-export function moneyFromJson(value: number): string | { problem: string } {
-  const amount = new Decimal(String(value));
-  if (amount.decimalPlaces() > 2) return { problem: TOO_MANY_MONEY_DECIMALS };
-  if (amount.gte(MONEY_LIMIT)) return { problem: MONEY_TOO_LARGE };
+export function moneyFromJson(literal: string): string | { problem: string } {
+  if (!(decimalPlacesOf(literal) <= 2)) return { problem: TOO_MANY_MONEY_DECIMALS };
+  const amount = decimalOfJson(literal);
+  if (amount.abs().gte(MONEY_LIMIT)) return { problem: MONEY_TOO_LARGE };
   return money(amount);
 }
 

@@ -18,11 +18,18 @@ export function idFromText(text: string): number | null {
   return id <= MAX_INT32 ? id : null;
 }
 
-/** Whether text is a date `YYYY-MM-DD` that exists in the calendar (no 2026-02-30). */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Whether text is a date `YYYY-MM-DD` that exists in the (proleptic Gregorian) calendar, years
+ * 0001 to 9999 alike (no 2026-02-30, no year 0000, which PostgreSQL does not have). Counted by
+ * the calendar's rules, not through Date.UTC, which reads years 0 to 99 as 1900 to 1999.
+ */
 export function isCalendarDate(text: string): boolean {
   const match = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(text);
   if (!match) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
 }

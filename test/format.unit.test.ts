@@ -52,3 +52,17 @@ describe('formatTimestamp', () => {
     expect(formatTimestamp(new Date(change), 'Europe/Lisbon')).toBe('2026-03-29T02:00:00.000+01:00');
   });
 });
+
+describe('issue 38, goal 4: years 0001 to 9999 alike', () => {
+  it('writes a timestamp of years 1 to 999 with four digits, as ISO 8601 wants', () => {
+    expect(formatTimestamp(new Date('0050-03-01T10:00:00.000Z'), 'UTC')).toBe(
+      '0050-03-01T10:00:00.000+00:00',
+    );
+    expect(formatTimestamp(new Date('0001-01-01T00:00:00.000Z'), 'UTC')).toBe(
+      '0001-01-01T00:00:00.000+00:00',
+    );
+    expect(formatTimestamp(new Date('0999-12-31T23:59:59.999Z'), 'UTC')).toBe(
+      '0999-12-31T23:59:59.999+00:00',
+    );
+  });
+});

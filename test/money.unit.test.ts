@@ -26,21 +26,41 @@ describe('money: rounding and places', () => {
   });
 
   it('counts the decimal places a JSON number was written with', () => {
-    expect(decimalPlacesOf(JSON.parse('10.05'))).toBe(2);
-    expect(decimalPlacesOf(JSON.parse('10.050'))).toBe(2);
-    expect(decimalPlacesOf(JSON.parse('10.001'))).toBe(3);
-    expect(decimalPlacesOf(JSON.parse('1e-7'))).toBe(7);
-    expect(decimalPlacesOf(JSON.parse('1E3'))).toBe(0);
-    expect(decimalPlacesOf(JSON.parse('0.00001'))).toBe(5);
+    expect(decimalPlacesOf('10.05')).toBe(2);
+    expect(decimalPlacesOf('10.050')).toBe(2);
+    expect(decimalPlacesOf('10.001')).toBe(3);
+    expect(decimalPlacesOf('1e-7')).toBe(7);
+    expect(decimalPlacesOf('1E3')).toBe(0);
+    expect(decimalPlacesOf('0.00001')).toBe(5);
+  });
+
+  it("goal 2 of issue 38: counts places by the literal's own digits, whatever they are", () => {
+    expect(decimalPlacesOf('4.350000000000000001')).toBe(18);
+    expect(decimalPlacesOf('99999999999999.99')).toBe(2);
+    expect(decimalPlacesOf('1.25e-1')).toBe(3);
+    expect(decimalPlacesOf('125e-2')).toBe(2);
+    expect(decimalPlacesOf('0.000e-9')).toBe(0);
+    expect(decimalPlacesOf('-0.10')).toBe(1);
+    expect(decimalPlacesOf('1e-99999999999999999999')).toBeGreaterThan(2);
+    expect(decimalPlacesOf('1.5e99999999999999999999')).toBe(0);
+    expect(decimalPlacesOf('abc')).toBeNaN();
+    // As long as a 1 MiB body allows, in one pass (a trailing-zeros regex was quadratic here).
+    expect(decimalPlacesOf(`0.${'0'.repeat(1_000_000)}1`)).toBe(1_000_001);
+    expect(decimalPlacesOf(`1.${'0'.repeat(1_000_000)}`)).toBe(0);
   });
 });
 
 describe('money: parsing', () => {
   it('takes a JSON number as exact text, refusing (never rounding) a third decimal', () => {
-    expect(moneyFromJson(12.5)).toBe('12.50');
-    expect(moneyFromJson(0.1 + 0.2)).toEqual({ problem: TOO_MANY_MONEY_DECIMALS });
-    expect(moneyFromJson(1e16)).toEqual({ problem: MONEY_TOO_LARGE });
-    expect(moneyFromJson(9999999999999998)).toBe('9999999999999998.00');
+    expect(moneyFromJson('12.5')).toBe('12.50');
+    expect(moneyFromJson(String(0.1 + 0.2))).toEqual({ problem: TOO_MANY_MONEY_DECIMALS });
+    expect(moneyFromJson('1e16')).toEqual({ problem: MONEY_TOO_LARGE });
+    expect(moneyFromJson('9999999999999998')).toBe('9999999999999998.00');
+    expect(moneyFromJson('99999999999999.99')).toBe('99999999999999.99');
+    expect(moneyFromJson('9007199254740993')).toBe('9007199254740993.00');
+    expect(moneyFromJson('9999999999999999.99')).toBe('9999999999999999.99');
+    expect(moneyFromJson('4.350000000000000001')).toEqual({ problem: TOO_MANY_MONEY_DECIMALS });
+    expect(moneyFromJson('-0')).toBe('0.00');
   });
 
   it('takes operator text: positive, at most 2 decimals, no exponents or signs', () => {

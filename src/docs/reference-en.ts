@@ -36,12 +36,20 @@ export const ENGLISH: Readonly<Record<string, string>> = {
   'Uma linha da factura.': 'A line of the invoice.',
   'Obrigatório: um produto desta empresa (um serviço também é um produto, por exemplo NON_INVENTORY). Um id inexistente ou de outra empresa responde 422 com o índice da linha.':
     "Required: a product of this company (a service is a product too, for example NON_INVENTORY). An id that does not exist or belongs to another company answers 422 with the line's index.",
-  'Obrigatório: o preço nunca vem do produto.': 'Required: the price never comes from the product.',
-  'Percentagem de 0 a 100, não um valor.': 'A percentage from 0 to 100, not an amount.',
   'O imposto da linha. Omitido: o imposto do próprio produto (o que dá o seu `tax_rate`), ou nenhum se o produto não tem. `null` enviado explicitamente: sem imposto. Um id: esse imposto (desta empresa ou global).':
     "The line's tax. Left out: the product's own tax (the one that gives its `tax_rate`), or none if the product has none. `null` sent explicitly: no tax. An id: that tax (of this company or global).",
-  'Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem; sem `tax_id` a linha leva o imposto do produto, com `"tax_id": null` nenhum.':
-    'A line: `product_id`, `quantity` and `price` are required (the price never comes from the product); `discount` is a percentage; without `tax_id` the line takes the product\'s tax, with `"tax_id": null` none.',
+  'Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem; sem `tax_id` a linha leva o imposto do produto, com `"tax_id": null` nenhum. O subtotal (quantidade x preço) e o total de cada linha devem ser menores que 10^16 (senão 422 em `items.N`), e o total da factura também (senão 422 em `items`).':
+    "A line: `product_id`, `quantity` and `price` are required (the price never comes from the product); `discount` is a percentage; without `tax_id` the line takes the product's tax, with `\"tax_id\": null` none. Each line's subtotal (quantity x price) and total must be below 10^16 (else a 422 at `items.N`), and so must the invoice's total (else a 422 at `items`).",
+  'Obrigatório: o preço nunca vem do produto. No máximo 2 casas decimais (`x-decimal-places`), lidas pelos algarismos enviados: mais casas é um 422, nunca arredondado.':
+    'Required: the price never comes from the product. At most 2 decimal places (`x-decimal-places`), read from the digits sent: more places are a 422, never rounded.',
+  'Percentagem de 0 a 100, não um valor; no máximo 4 casas decimais (`x-decimal-places`).':
+    'A percentage from 0 to 100, not an amount; at most 4 decimal places (`x-decimal-places`).',
+  'No máximo 4 casas decimais (`x-decimal-places`), lidas pelos algarismos enviados.':
+    'At most 4 decimal places (`x-decimal-places`), read from the digits sent.',
+  'No máximo 6 casas decimais (`x-decimal-places`), lidas pelos algarismos enviados.':
+    'At most 6 decimal places (`x-decimal-places`), read from the digits sent.',
+  'Valor com no máximo 2 casas decimais (`x-decimal-places`) e menor que 10^16 (até 9999999999999999.99). O número é lido pelos seus próprios algarismos, nunca como número binário: mais casas é um 422, nunca arredondado.':
+    'An amount with at most 2 decimal places (`x-decimal-places`), below 10^16 (up to 9999999999999999.99). The number is read by its own digits, never as a binary double: more places are a 422, never rounded.',
   'A factura que o recibo paga.': 'The invoice the receipt pays.',
   'Uma factura como aparece nas listas: sem `items`.': 'An invoice as lists show it: without `items`.',
   'Um recibo ligado a uma factura da empresa (só leitura).':
@@ -55,7 +63,6 @@ export const ENGLISH: Readonly<Record<string, string>> = {
   'Só leitura; null para produtos NON_INVENTORY.': 'Read only; null for NON_INVENTORY products.',
   'Um produto ou serviço da empresa da chave.': "A product or service of the key's company.",
   'INVENTORY movimenta stock; NON_INVENTORY não.': 'INVENTORY moves stock; NON_INVENTORY does not.',
-  'No máximo 2 casas decimais.': 'At most 2 decimal places.',
   'Imposto da empresa da chave ou imposto global.': "A tax of the key's company or a global tax.",
   'Corpo de POST e PUT. No PUT os campos obrigatórios continuam obrigatórios; um campo opcional omitido mantém o valor e `null` apaga-o.':
     'Body of POST and PUT. On PUT the required fields stay required; an optional field left out keeps its value and `null` clears it.',

@@ -4,6 +4,7 @@
 // the order of decisions.md.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { parseJsonExact } from '../json-numbers.js';
 import { stateOf } from './request-state.js';
 
 /** Deepest nesting of arrays and objects a body may have (every body of this API needs 3). */
@@ -17,10 +18,10 @@ export const MAX_BODY_VALUES = 10_000;
 
 /**
  * Why a JSON text is too deep or too large to be parsed and judged, or null. One pass over the
- * characters, outside strings, before JSON.parse: so that no body, however nested (10,000 levels)
+ * characters, outside strings, before the parse: so that no body, however nested (10,000 levels)
  * or however many keys it has, costs more than its bytes before it is refused, and no recursive
  * step after it (parse, validation, text checks) can run out of stack. Malformed text passes
- * here and is JSON.parse's to refuse.
+ * here and is the parser's to refuse.
  */
 export function bodyShapeProblem(text: string): string | null {
   let depth = 0;
@@ -79,7 +80,8 @@ export function registerBodyParsers(app: FastifyInstance): void {
       return;
     }
     try {
-      done(null, JSON.parse(text));
+      // Every number keeps its own digits (src/json-numbers.ts): amounts never pass through a double.
+      done(null, parseJsonExact(text));
     } catch {
       state.bodyProblem = 'JSON mal formado.';
       done(null, undefined);

@@ -115,7 +115,9 @@ async function refuseBody(
     const { resourceId } = stateOf(request);
     const own = await bodyRules(contextOf(request), withoutBadText(request.body), resourceId);
     hint = attachedHint(own);
-    const missing = failure?.validation ? missingOnlyPaths(failure.validation) : new Set<string>();
+    const missing = failure?.validation
+      ? missingOnlyPaths(failure.validation, request.body)
+      : new Set<string>();
     for (const [path, messages] of Object.entries(own)) {
       // A field the schema already refuses keeps just that message, unless it is merely missing:
       // then the own rule says why it is needed (a line's product_id).

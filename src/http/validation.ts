@@ -6,11 +6,13 @@
 // NUL (U+0000) or a lone UTF-16 surrogate, a year 0000, an offset beyond +-14:59, and numbers in a
 // query string that are not plain decimal integers (Ajv's coercion would let "Infinity" through
 // past minimum and maximum, and "1e20" or "0x10" are no way to write a page number).
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchema } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { ApiError, addFieldError, type FieldErrors } from '../errors.js';
+import { keepLiterals, rememberedLiteral } from '../json-numbers.js';
+import { Decimal, decimalOfJson } from '../money.js';
 import { isCalendarDate } from '../values.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -18,9 +20,9 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 /** Largest offset from UTC a timestamp may carry (PostgreSQL refuses more than 15:59). */
 const MAX_OFFSET_HOURS = 14;
 
-/** A date `YYYY-MM-DD` that exists in the calendar, from year 0001 on (PostgreSQL has no year 0). */
+/** A date `YYYY-MM-DD` that exists in the calendar, years 0001 to 9999 (PostgreSQL has no year 0). */
 export function isApiDate(value: string): boolean {
-  return /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(value) && !value.startsWith('0000') && isCalendarDate(value);
+  return isCalendarDate(value);
 }
 
 /** ISO 8601 date (`2026-11-22`) or timestamp with optional offset (`2026-11-22T09:30:00+02:00`). */
@@ -66,19 +68,64 @@ export function bodyTextProblems(body: unknown): FieldErrors {
   return errors;
 }
 
-/** The body without the strings `bodyTextProblems` names (for rules that query the database). */
+/**
+ * The body without the strings `bodyTextProblems` names (for rules that query the database), its
+ * numbers still with their own digits (src/json-numbers.ts).
+ */
 export function withoutBadText(value: unknown): unknown {
   if (typeof value === 'string') return textProblem(value) ? undefined : value;
-  if (Array.isArray(value)) return value.map((item) => withoutBadText(item) ?? null);
+  if (Array.isArray(value))
+    return keepLiterals(
+      value,
+      value.map((item) => withoutBadText(item) ?? null),
+    );
   if (typeof value === 'object' && value !== null) {
     const copy: Record<string, unknown> = Object.create(null);
     for (const [key, item] of Object.entries(value)) {
       const kept = withoutBadText(item);
       if (kept !== undefined) copy[key] = kept;
     }
-    return copy;
+    return keepLiterals(value, copy);
   }
   return value;
+}
+
+type Bound = 'maximum' | 'minimum' | 'exclusiveMaximum' | 'exclusiveMinimum';
+
+const BOUND_HOLDS: Record<Bound, (value: Decimal, limit: Decimal) => boolean> = {
+  maximum: (value, limit) => value.lte(limit),
+  minimum: (value, limit) => value.gte(limit),
+  exclusiveMaximum: (value, limit) => value.lt(limit),
+  exclusiveMinimum: (value, limit) => value.gt(limit),
+};
+const DOUBLE_HOLDS: Record<Bound, (value: number, limit: number) => boolean> = {
+  maximum: (value, limit) => value <= limit,
+  minimum: (value, limit) => value >= limit,
+  exclusiveMaximum: (value, limit) => value < limit,
+  exclusiveMinimum: (value, limit) => value > limit,
+};
+
+/**
+ * The bounds of a body's numbers, judged on the digits the body wrote them with
+ * (src/json-numbers.ts) against the bound's own text: `9999999999999999.99` is below
+ * `exclusiveMaximum: 1e16` though its nearest double is 1e16. A number written as the shortest
+ * text of its double (nearly all) is compared as a number: for those both comparisons agree.
+ */
+function addExactBounds(ajv: Ajv): void {
+  for (const keyword of Object.keys(BOUND_HOLDS) as Bound[]) {
+    ajv.removeKeyword(keyword);
+    const validate: SchemaValidateFunction = (limit: number, data: number, _schema, context) => {
+      const literal = rememberedLiteral(context?.parentData, context?.parentDataProperty);
+      const holds =
+        literal === undefined
+          ? DOUBLE_HOLDS[keyword](data, limit)
+          : BOUND_HOLDS[keyword](decimalOfJson(literal), new Decimal(String(limit)));
+      if (holds) return true;
+      validate.errors = [{ keyword, message: `must be ${keyword} ${limit}`, params: { limit } }];
+      return false;
+    };
+    ajv.addKeyword({ keyword, type: 'number', schemaType: 'number', errors: true, validate });
+  }
 }
 
 function newAjv(options: ConstructorParameters<typeof Ajv>[0]): Ajv {
@@ -86,6 +133,9 @@ function newAjv(options: ConstructorParameters<typeof Ajv>[0]): Ajv {
   addFormats(ajv, ['date-time', 'email']);
   ajv.addFormat('date', { type: 'string', validate: isApiDate });
   ajv.addFormat('iso-date-or-time', { type: 'string', validate: isIsoDateOrTimestamp });
+  // The decimal places a number may have, for readers of the document: the routes' own rules
+  // judge them on the body's digits, each with its own message (never `multipleOf`, a float).
+  ajv.addKeyword({ keyword: 'x-decimal-places', schemaType: 'number' });
   return ajv;
 }
 
@@ -95,6 +145,7 @@ export const bodyAjv = newAjv({
   removeAdditional: false,
   allErrors: true,
 });
+addExactBounds(bodyAjv);
 export const queryAjv = newAjv({
   coerceTypes: true,
   useDefaults: true,
@@ -201,6 +252,8 @@ function bodyErrorMessage(error: ErrorObject | FastifySchemaValidationError): st
       return `deve ser menor ou igual a ${params.limit}`;
     case 'exclusiveMinimum':
       return `deve ser maior que ${params.limit}`;
+    case 'exclusiveMaximum':
+      return `deve ser menor que ${params.limit}`;
     case 'minItems':
       return `deve ter pelo menos ${params.limit} elementos`;
     case 'maxItems':
@@ -225,14 +278,30 @@ export function bodyFieldErrors(errors: readonly SchemaError[]): FieldErrors {
   return fieldErrors;
 }
 
+/** The value at an Ajv instance path of a body (undefined when there is none). */
+function valueAt(body: unknown, instancePath: string): unknown {
+  let value = body;
+  for (const segment of instancePath.split('/').slice(1).map(unescapePointer)) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, segment)) return undefined;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return value;
+}
+
 /**
- * Paths the schema reports only as missing (`required`): there a route's own rule, which knows
- * why the field is needed, speaks instead of the generic "é obrigatório".
+ * Paths the schema reports only as missing (`required`, or a `null` where no null is allowed):
+ * there a route's own rule, which knows why the field is needed, speaks instead of the generic
+ * "é obrigatório" or "deve ser do tipo integer".
  */
-export function missingOnlyPaths(errors: readonly SchemaError[]): Set<string> {
+export function missingOnlyPaths(errors: readonly SchemaError[], body: unknown): Set<string> {
   const missing = new Set<string>();
   const other = new Set<string>();
-  for (const error of errors) (error.keyword === 'required' ? missing : other).add(bodyErrorPath(error));
+  for (const error of errors) {
+    const absent =
+      error.keyword === 'required' ||
+      (error.keyword === 'type' && valueAt(body, error.instancePath ?? '') === null);
+    (absent ? missing : other).add(bodyErrorPath(error));
+  }
   for (const path of other) missing.delete(path);
   return missing;
 }

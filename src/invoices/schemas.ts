@@ -172,28 +172,39 @@ const optionalText = (maxLength: number) => Type.Optional(Nullable(Type.String({
 
 export const InvoiceLineBody = Type.Object(
   {
-    // Required (every line carries a product). A line without one gets the route's own message
-    // with its index (service.ts) rather than the schema's generic one (src/http/input-checks.ts);
-    // an id that names no product of the company (0, negative, huge, another company's) gets
-    // another message, the same for all of them.
-    product_id: Nullable(
-      Type.Integer({
-        description:
-          'Obrigatório: um produto desta empresa (um serviço também é um produto, por exemplo NON_INVENTORY). Um id inexistente ou de outra empresa responde 422 com o índice da linha.',
-      }),
-    ),
+    // Required (every line carries a product), never null. A line without one, or with null,
+    // gets the route's own message with its index (service.ts) rather than the schema's generic
+    // one (src/http/input-checks.ts); an id that names no product of the company (0, negative,
+    // huge, another company's) gets another message, the same for all of them.
+    product_id: Type.Integer({
+      description:
+        'Obrigatório: um produto desta empresa (um serviço também é um produto, por exemplo NON_INVENTORY). Um id inexistente ou de outra empresa responde 422 com o índice da linha.',
+    }),
     name: optionalText(255),
     description: optionalText(2000),
-    quantity: Type.Number({ minimum: 0.0001, maximum: 1e12 }),
+    quantity: Type.Number({
+      minimum: 0.0001,
+      maximum: 1e12,
+      'x-decimal-places': 4,
+      description: 'No máximo 4 casas decimais (`x-decimal-places`), lidas pelos algarismos enviados.',
+    }),
     price: Type.Number({
       minimum: 0,
       maximum: 1e14,
-      description: 'Obrigatório: o preço nunca vem do produto.',
+      'x-decimal-places': 2,
+      description:
+        'Obrigatório: o preço nunca vem do produto. No máximo 2 casas decimais (`x-decimal-places`), lidas pelos algarismos enviados: mais casas é um 422, nunca arredondado.',
     }),
     /** A percentage from 0 to 100, not an amount. */
     discount: Type.Optional(
       Nullable(
-        Type.Number({ minimum: 0, maximum: 100, description: 'Percentagem de 0 a 100, não um valor.' }),
+        Type.Number({
+          minimum: 0,
+          maximum: 100,
+          'x-decimal-places': 4,
+          description:
+            'Percentagem de 0 a 100, não um valor; no máximo 4 casas decimais (`x-decimal-places`).',
+        }),
       ),
     ),
     tax_id: Type.Optional(
@@ -209,7 +220,7 @@ export const InvoiceLineBody = Type.Object(
     additionalProperties: false,
     title: 'InvoiceLineInput',
     description:
-      'Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem; sem `tax_id` a linha leva o imposto do produto, com `"tax_id": null` nenhum.',
+      'Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem; sem `tax_id` a linha leva o imposto do produto, com `"tax_id": null` nenhum. O subtotal (quantidade x preço) e o total de cada linha devem ser menores que 10^16 (senão 422 em `items.N`), e o total da factura também (senão 422 em `items`).',
   },
 );
 
@@ -223,7 +234,16 @@ export const InvoiceCreateBody = Type.Object(
     reference: optionalText(255),
     notes: optionalText(2000),
     currency: Type.Optional(Nullable(StringEnum(CURRENCIES))),
-    exchange_rate: Type.Optional(Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1e9 }))),
+    exchange_rate: Type.Optional(
+      Nullable(
+        Type.Number({
+          exclusiveMinimum: 0,
+          maximum: 1e9,
+          'x-decimal-places': 6,
+          description: 'No máximo 6 casas decimais (`x-decimal-places`), lidas pelos algarismos enviados.',
+        }),
+      ),
+    ),
   },
   {
     additionalProperties: false,

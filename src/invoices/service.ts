@@ -11,7 +11,8 @@ import { fixedStatement, runFixed } from '../db/prepared.js';
 import { customers, products, taxes } from '../db/schema.js';
 import { addFieldError, attachHint, type FieldErrors, notFound, validationFailed } from '../errors.js';
 import { bodyAjv, bodyValidationError } from '../http/validation.js';
-import { Decimal, decimalPlacesOf, MONEY_LIMIT } from '../money.js';
+import { numberText } from '../json-numbers.js';
+import { Decimal, decimalOfJson, decimalPlacesOf, MONEY_LIMIT } from '../money.js';
 import { unknownTaxHint } from '../products/taxes.js';
 import { isDatabaseId } from '../values.js';
 import type { EventType } from '../webhooks/event-types.js';
@@ -164,9 +165,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `decimalPlacesOf`, with no decimal arithmetic for the common whole number. */
-function placesOf(value: number): number {
-  return Number.isInteger(value) ? 0 : decimalPlacesOf(value);
+/**
+ * Whether `container[key]`, a number, was written with more than `max` decimal places: judged on
+ * the body's own digits (src/json-numbers.ts), so `4.350000000000000001` has 18, never 2.
+ */
+function hasMorePlaces(container: Record<string, unknown>, key: string, max: number): boolean {
+  const literal = numberText(container, key);
+  return literal !== undefined && !(decimalPlacesOf(literal) <= max);
+}
+
+/** A number of a body that passed the schema, as the exact decimal its digits write. */
+function exact(container: object, key: string): Decimal {
+  return decimalOfJson(numberText(container, key) ?? '0');
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -203,17 +213,13 @@ async function judgeBody(
   );
   const { products: lineProducts, taxRates } = references;
   let refusedTax = false;
-  const { invoice_date: invoiceDate, due_date: dueDate, exchange_rate: exchangeRate } = fields;
+  const { invoice_date: invoiceDate, due_date: dueDate } = fields;
   if (typeof invoiceDate === 'string' && typeof dueDate === 'string') {
     if (DATE.test(invoiceDate) && DATE.test(dueDate) && dueDate < invoiceDate) {
       addFieldError(errors, 'due_date', DUE_BEFORE_INVOICE_DATE);
     }
   }
-  if (
-    typeof exchangeRate === 'number' &&
-    Number.isFinite(exchangeRate) &&
-    decimalPlacesOf(exchangeRate) > 6
-  ) {
+  if (hasMorePlaces(fields, 'exchange_rate', 6)) {
     addFieldError(errors, 'exchange_rate', EXCHANGE_RATE_PLACES);
   }
   lines.forEach((line, index) => {
@@ -231,10 +237,7 @@ async function judgeBody(
       refusedTax = true;
     }
     for (const [field, max, message] of LINE_PLACES) {
-      const value = line[field];
-      if (typeof value === 'number' && Number.isFinite(value) && placesOf(value) > max) {
-        addFieldError(errors, at(field), message);
-      }
+      if (hasMorePlaces(line, field, max)) addFieldError(errors, at(field), message);
     }
   });
   // Partners have no route to taxes: the 422 lists the ones the company may use.
@@ -305,9 +308,9 @@ async function checkedLines(
     if (LINE_PLACES.some(([field]) => errors[at(field)])) return;
     const product = isDatabaseId(line.product_id) ? lineProducts.get(line.product_id) : undefined;
     const { taxId, taxRate } = lineTax(line.tax_id, product, rates);
-    const quantity = new Decimal(line.quantity);
-    const price = new Decimal(line.price);
-    const discountPercentage = line.discount ? new Decimal(line.discount) : ZERO;
+    const quantity = exact(line, 'quantity');
+    const price = exact(line, 'price');
+    const discountPercentage = line.discount ? exact(line, 'discount') : ZERO;
     const amounts = lineAmounts({ quantity, price, discountPercentage, taxRate });
     if (amounts.subtotal.gte(MONEY_LIMIT) || amounts.total.gte(MONEY_LIMIT)) {
       addFieldError(errors, `items.${index}`, LINE_TOO_LARGE);
@@ -394,7 +397,7 @@ export async function writeDraftInvoice(
       exchangeRate:
         input.exchange_rate === null || input.exchange_rate === undefined
           ? null
-          : new Decimal(input.exchange_rate).toFixed(),
+          : exact(input, 'exchange_rate').toFixed(),
       reference: input.reference ?? '',
       notes: input.notes ?? '',
       subtotal: totals.subtotal,

@@ -4,6 +4,7 @@ import { type Static, Type } from 'typebox';
 import { PRODUCT_TYPES } from '../db/schema.js';
 import { ISO_INSTANT_HINT, listQuerySchema } from '../http/list-query.js';
 import { MoneyString, Nullable, PaginationSchema, StringEnum, Timestamp } from '../http/schema-helpers.js';
+import { MONEY_LIMIT } from '../money.js';
 import { MAX_INT32 } from '../values.js';
 
 export { PRODUCT_TYPES };
@@ -76,6 +77,12 @@ export const ProductListResponse = Type.Object(
 );
 export const ProductResponse = Type.Object({ data: ProductSchema }, { description: 'O produto.' });
 
+/** numeric(18,2): below 10^16, a bound that is a double exactly (so the document writes it exactly). */
+const MONEY_LIMIT_NUMBER = MONEY_LIMIT.toNumber();
+/** An amount in a request: the documented bound and places, which the API judges on the body's digits. */
+const MONEY_INPUT =
+  'Valor com no máximo 2 casas decimais (`x-decimal-places`) e menor que 10^16 (até 9999999999999999.99). O número é lido pelos seus próprios algarismos, nunca como número binário: mais casas é um 422, nunca arredondado.';
+
 const optionalText = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
 const optionalBoolean = () => Type.Optional(Nullable(Type.Boolean()));
 
@@ -92,12 +99,24 @@ export const ProductBody = Type.Object(
     inventory: StringEnum(INVENTORY_KINDS, {
       description: 'INVENTORY movimenta stock; NON_INVENTORY não.',
     }),
-    price: Type.Number({ minimum: 0, description: 'No máximo 2 casas decimais.' }),
+    price: Type.Number({
+      minimum: 0,
+      exclusiveMaximum: MONEY_LIMIT_NUMBER,
+      'x-decimal-places': 2,
+      description: MONEY_INPUT,
+    }),
     description: optionalText(2000),
     sku: optionalText(100),
     unity: optionalText(50),
     pos_price: Type.Optional(
-      Nullable(Type.Number({ minimum: 0, description: 'No máximo 2 casas decimais.' })),
+      Nullable(
+        Type.Number({
+          minimum: 0,
+          exclusiveMaximum: MONEY_LIMIT_NUMBER,
+          'x-decimal-places': 2,
+          description: MONEY_INPUT,
+        }),
+      ),
     ),
     vat_included: optionalBoolean(),
     reorder_level: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_INT32 }))),

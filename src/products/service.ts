@@ -1,7 +1,8 @@
 // Product writes of the API (contract 2.3, decisions.md "Products").
 //
-// - Money is exact: a JSON number becomes a Decimal from its shortest text form and is refused
-//   (never rounded) with more than 2 decimal places; it is stored as text in numeric(18,2).
+// - Money is exact: a JSON number becomes a Decimal from the digits the body wrote it with
+//   (src/json-numbers.ts) and is refused (never rounded) with more than 2 decimal places or 16
+//   integer digits; it is stored as text in numeric(18,2).
 // - `tax_id` must be a tax of the company or a global one; another company's tax is answered
 //   exactly like a nonexistent one; either 422's hint lists the taxes the company may use.
 // - `product_code` is `<prefix>-<number>`, the number taken from product_code_sequences by one
@@ -22,6 +23,7 @@ import { type Database, runInTransaction } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { type ProductType, productCodeSequences, products, taxes } from '../db/schema.js';
 import { addFieldError, attachHint, type FieldErrors, validationFailed } from '../errors.js';
+import { numberText } from '../json-numbers.js';
 import { moneyFromJson } from '../money.js';
 import { isDatabaseId } from '../values.js';
 import { recordEvent } from '../webhooks/events.js';
@@ -70,9 +72,9 @@ export async function productBodyProblems(context: CompanyContext, body: unknown
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return errors;
   const fields = body as Record<string, unknown>;
   for (const field of ['price', 'pos_price']) {
-    const value = fields[field];
-    if (typeof value !== 'number' || !Number.isFinite(value)) continue;
-    const checked = moneyFromJson(value);
+    const literal = numberText(fields, field);
+    if (literal === undefined) continue;
+    const checked = moneyFromJson(literal);
     if (typeof checked !== 'string') addFieldError(errors, field, checked.problem);
   }
   if (typeof fields.tax_id === 'number' && !(await taxExistsFor(context, fields.tax_id))) {
@@ -86,10 +88,10 @@ export async function productBodyProblems(context: CompanyContext, body: unknown
 async function checkOwnRules(context: CompanyContext, input: ProductBody): Promise<CheckedMoney> {
   const errors = await productBodyProblems(context, input);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
-  const text = (value: number) => moneyFromJson(value) as string; // checked just above
+  const text = (field: 'price' | 'pos_price') => moneyFromJson(numberText(input, field)!) as string; // checked just above
   return {
-    price: text(input.price),
-    posPrice: typeof input.pos_price === 'number' ? text(input.pos_price) : input.pos_price,
+    price: text('price'),
+    posPrice: typeof input.pos_price === 'number' ? text('pos_price') : input.pos_price,
   };
 }
 

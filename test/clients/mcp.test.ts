@@ -492,6 +492,90 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
     }
   });
 
+  it('issue 38, goal 2: the extreme literals pass digit for digit as decimal text; a number beyond 15 significant digits is refused before anything is sent', async () => {
+    const money = await connectStdio(
+      { key: await newKey(), baseUrl: proxy.baseUrl, args: ['--allow-writes'] },
+      transcript,
+    );
+    try {
+      const tools = (await money.client.listTools()).tools;
+      for (const name of ['save_product', 'create_draft_invoice']) {
+        const tool = tools.find((candidate) => candidate.name === name);
+        expect(tool?.description, name).toContain(
+          'beyond 15 significant digits must be sent as decimal text',
+        );
+      }
+      const before = proxy.requests.length;
+      const saved = await callOk(
+        money,
+        'save_product',
+        {
+          name: 'Extremo',
+          type: 'SERVICES',
+          inventory: 'NON_INVENTORY',
+          price: '9999999999999999.99',
+          pos_price: '9007199254740993',
+        },
+        transcript,
+      );
+      expect(saved.product).toMatchObject({ price: '9999999999999999.99', pos_price: '9007199254740993.00' });
+      const wire = proxy.requests.slice(before).map((request) => request.body.toString('utf8'));
+      expect(wire.join('')).toContain('"price":9999999999999999.99,');
+      const productId = (saved.product as { id: number }).id;
+
+      const draft = await callOk(
+        money,
+        'create_draft_invoice',
+        {
+          customer_id: fixture.ana,
+          invoice_date: '2026-11-20',
+          items: [{ product_id: productId, quantity: 100, price: '99999999999999.99' }],
+        },
+        transcript,
+      );
+      const invoice = draft.invoice as { items: { price: string; total: string }[] };
+      expect(invoice.items[0]).toMatchObject({ price: '99999999999999.99', total: '9999999999999999.00' });
+
+      // Too many decimals, however many digits: the API's 422 naming the field.
+      const tooPrecise = await callError(
+        money,
+        'save_product',
+        { name: 'Extremo', type: 'SERVICES', inventory: 'NON_INVENTORY', price: '4.350000000000000001' },
+        transcript,
+      );
+      expect(tooPrecise.error).toMatchObject({ code: 'validation_failed', http_status: 422 });
+      expect(JSON.stringify(tooPrecise.error)).toContain('price');
+
+      // 9007199254740993 as a JSON number arrives as 9007199254740992: refused here, text asked for.
+      const sentBefore = proxy.requests.length;
+      for (const [tool, args] of [
+        [
+          'save_product',
+          {
+            name: 'Extremo',
+            type: 'SERVICES',
+            inventory: 'NON_INVENTORY',
+            price: Number('9007199254740993'),
+          },
+        ],
+        [
+          'create_draft_invoice',
+          {
+            customer_id: fixture.ana,
+            invoice_date: '2026-11-20',
+            items: [{ product_id: productId, quantity: Number('1.0000000000000002'), price: 1 }],
+          },
+        ],
+      ] as const) {
+        const refused = await callError(money, tool, args, transcript);
+        expect(refused.text, tool).toContain('15 significant digits');
+      }
+      expect(proxy.requests.length).toBe(sentBefore);
+    } finally {
+      await money.close();
+    }
+  });
+
   it('create_draft_invoice repeated with the same idempotency_key creates one draft, on both transports', async () => {
     for (const [label, connection] of [
       ['stdio', stdio],

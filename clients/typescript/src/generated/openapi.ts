@@ -781,6 +781,7 @@ export interface components {
             notes?: string | null;
             /** @enum {string|null} */
             currency?: "MZN" | "USD" | "ZAR" | null;
+            /** @description No máximo 6 casas decimais (`x-decimal-places`), lidas pelos algarismos enviados. */
             exchange_rate?: number | null;
         };
         /** @description Um evento: o envelope e, em `data`, o recurso. */
@@ -829,17 +830,18 @@ export interface components {
         };
         /**
          * InvoiceLineInput
-         * @description Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem; sem `tax_id` a linha leva o imposto do produto, com `"tax_id": null` nenhum.
+         * @description Uma linha: `product_id`, `quantity` e `price` são obrigatórios (o preço nunca vem do produto); `discount` é uma percentagem; sem `tax_id` a linha leva o imposto do produto, com `"tax_id": null` nenhum. O subtotal (quantidade x preço) e o total de cada linha devem ser menores que 10^16 (senão 422 em `items.N`), e o total da factura também (senão 422 em `items`).
          */
         InvoiceLineInput: {
             /** @description Obrigatório: um produto desta empresa (um serviço também é um produto, por exemplo NON_INVENTORY). Um id inexistente ou de outra empresa responde 422 com o índice da linha. */
-            product_id: number | null;
+            product_id: number;
             name?: string | null;
             description?: string | null;
+            /** @description No máximo 4 casas decimais (`x-decimal-places`), lidas pelos algarismos enviados. */
             quantity: number;
-            /** @description Obrigatório: o preço nunca vem do produto. */
+            /** @description Obrigatório: o preço nunca vem do produto. No máximo 2 casas decimais (`x-decimal-places`), lidas pelos algarismos enviados: mais casas é um 422, nunca arredondado. */
             price: number;
-            /** @description Percentagem de 0 a 100, não um valor. */
+            /** @description Percentagem de 0 a 100, não um valor; no máximo 4 casas decimais (`x-decimal-places`). */
             discount?: number | null;
             /** @description O imposto da linha. Omitido: o imposto do próprio produto (o que dá o seu `tax_rate`), ou nenhum se o produto não tem. `null` enviado explicitamente: sem imposto. Um id: esse imposto (desta empresa ou global). */
             tax_id?: number | null;
@@ -1130,12 +1132,12 @@ export interface components {
              * @enum {string}
              */
             inventory: "INVENTORY" | "NON_INVENTORY";
-            /** @description No máximo 2 casas decimais. */
+            /** @description Valor com no máximo 2 casas decimais (`x-decimal-places`) e menor que 10^16 (até 9999999999999999.99). O número é lido pelos seus próprios algarismos, nunca como número binário: mais casas é um 422, nunca arredondado. */
             price: number;
             description?: string | null;
             sku?: string | null;
             unity?: string | null;
-            /** @description No máximo 2 casas decimais. */
+            /** @description Valor com no máximo 2 casas decimais (`x-decimal-places`) e menor que 10^16 (até 9999999999999999.99). O número é lido pelos seus próprios algarismos, nunca como número binário: mais casas é um 422, nunca arredondado. */
             pos_price?: number | null;
             vat_included?: boolean | null;
             reorder_level?: number | null;

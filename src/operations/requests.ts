@@ -334,10 +334,14 @@ export async function showRequest(context: ActingContext, requestId: string): Pr
     );
   }
   const { row } = found;
-  const record = await recordOf(context, row);
-  // A replay caused nothing itself: the events are those of the request that ran the write.
-  const causeId = row.replayed ? record?.created_by_request_id : row.requestId;
-  const events = causeId ? await eventsCausedBy(context, row.companyId, causeId) : [];
+  // A replay caused nothing itself: the events are those of the request that ran the write
+  // (known from its record); any other request's events are read beside its record.
+  const [record, ownEvents] = await Promise.all([
+    recordOf(context, row),
+    row.replayed ? null : eventsCausedBy(context, row.companyId, row.requestId),
+  ]);
+  const causeId = row.replayed ? record?.created_by_request_id : null;
+  const events = ownEvents ?? (causeId ? await eventsCausedBy(context, row.companyId, causeId) : []);
   return { request: { ...shown(row, timeZone), company_name: found.companyName }, record, events };
 }
 
@@ -536,20 +540,15 @@ export async function usageReport(context: ActingContext, query: UsageQuery): Pr
     gte(c.hour, new Date(start)),
     lt(c.hour, new Date(to)),
   );
-  // Per hour, the company's keys summed (the latency histograms element by element).
+  // The window's rows as stored (one per key and hour: at most 720 a key), summed here.
   const [rows, codes] = await Promise.all([
     queryRows<UsageRowRead>(
       db,
       sql`select to_char(${u.hour} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as hour,
-          sum(${u.requests})::integer as requests, sum(${u.status2xx})::integer as status_2xx,
-          sum(${u.status3xx})::integer as status_3xx, sum(${u.status4xx})::integer as status_4xx,
-          sum(${u.status5xx})::integer as status_5xx, sum(${u.rateLimited})::integer as rate_limited,
-          sum(${u.writes})::integer as writes, sum(${u.deprecated})::integer as deprecated,
-          array(select sum(b.n)::integer from ${u} as k, unnest(k.latency) with ordinality as b(n, i)
-            where k.company_id = ${query.companyId} and k.hour = ${u.hour}
-              ${query.apiKeyId === undefined ? sql`` : sql`and k.api_key_id = ${query.apiKeyId}`}
-            group by b.i order by b.i) as latency
-        from ${u} where ${whereUsage} group by ${u.hour} order by ${u.hour}`,
+          ${u.requests} as requests, ${u.status2xx} as status_2xx, ${u.status3xx} as status_3xx,
+          ${u.status4xx} as status_4xx, ${u.status5xx} as status_5xx, ${u.rateLimited} as rate_limited,
+          ${u.writes} as writes, ${u.deprecated} as deprecated, ${u.latency} as latency
+        from ${u} where ${whereUsage}`,
     ),
     queryRows<{ kind: string; code: string; requests: number }>(
       db,

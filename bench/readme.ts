@@ -1,7 +1,7 @@
 // bench/README.md: the latest run of `npm run bench`, written by the run itself (bench/run.ts) so
 // that no figure is ever copied by hand. What the benchmark measures and how to read it stays in
 // the README ("Performance"); this page holds the numbers of one run and what they were taken on.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Report, RunMeta } from './report.js';
 
 export const GENERATED_NOTICE =
@@ -59,4 +59,36 @@ export function writeBenchReadme(
   run: { command: string; commit: string },
 ): void {
   writeFileSync(path, benchReadme(report, meta, run));
+}
+
+const SECTION_START = '<!-- request-log-scale: written by `npm run bench -- --only request-log-scale` -->';
+const SECTION_END = '<!-- /request-log-scale -->';
+
+/**
+ * `--only request-log-scale` (its own data set, no servers): its rows replace their own section
+ * of the page, so the full run's table stays as it was measured.
+ */
+export function writeRequestLogSection(path: string, report: Report, meta: RunMeta, commit: string): void {
+  const page = existsSync(path) ? readFileSync(path, 'utf8') : `<!-- ${GENERATED_NOTICE} -->\n`;
+  const section = [
+    SECTION_START,
+    '',
+    '## The request log at scale',
+    '',
+    `Run alone (\`npm run bench -- --only request-log-scale\`) on ${meta.date}, code \`${commit}\`, ${meta.machine.cpu},`,
+    `${meta.machine.cores} cores, ${meta.machine.postgres}. Data set: ${Object.entries(meta.dataset)
+      .map(([name, value]) => `${name} ${typeof value === 'number' ? value.toLocaleString('en-US') : value}`)
+      .join(', ')}. ${meta.tool}; plans in bench/results/request-log-plans.txt.`,
+    '',
+    report.table(),
+    '',
+    SECTION_END,
+  ].join('\n');
+  const start = page.indexOf(SECTION_START);
+  const end = page.indexOf(SECTION_END);
+  const next =
+    start >= 0 && end > start
+      ? `${page.slice(0, start)}${section}${page.slice(end + SECTION_END.length)}`
+      : `${page.trimEnd()}\n\n${section}\n`;
+  writeFileSync(path, next);
 }

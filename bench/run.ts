@@ -14,6 +14,7 @@ import { runLists } from './cases/lists.js';
 import { memoryRow } from './cases/memory.js';
 import { runPglite } from './cases/pglite.js';
 import { runRequestLog } from './cases/request-log.js';
+import { REQUEST_LOG_ROWS, runRequestLogScale } from './cases/request-log-scale.js';
 import { runThroughput } from './cases/throughput.js';
 import { runTracing } from './cases/tracing.js';
 import { runWalk } from './cases/walk.js';
@@ -29,7 +30,7 @@ import { readMemory, sampleRss } from './lib/rss.js';
 import { describeApiServer, startApiServer, startBareServer } from './lib/servers.js';
 import { chooseLoadTool } from './load/index.js';
 import { READ_GOALS } from './read-goals.js';
-import { writeBenchReadme } from './readme.js';
+import { writeBenchReadme, writeRequestLogSection } from './readme.js';
 import { describeMachine as describeRun, Report, type RunMeta } from './report.js';
 
 const GROUPS = [
@@ -42,6 +43,7 @@ const GROUPS = [
   'writes',
   'walk',
   'pglite',
+  'request-log-scale',
 ] as const;
 const RUNNERS: Record<(typeof GROUPS)[number], (context: BenchContext) => Promise<void>> = {
   throughput: runThroughput,
@@ -53,11 +55,23 @@ const RUNNERS: Record<(typeof GROUPS)[number], (context: BenchContext) => Promis
   writes: runWrites,
   walk: runWalk,
   pglite: runPglite,
+  'request-log-scale': async (context) => {
+    await runRequestLogScale({
+      rows: context.options.logRows,
+      fresh: false,
+      samples: context.options.samples,
+      report: context.report,
+      log: context.log,
+    });
+  },
 };
 
 const USAGE = `usage: npm run bench -- [options]
   --invoices N          data set size (default ${DEFAULT_INVOICES}); generated first when missing
   --fresh               rebuild the data set even if it exists
+  --log-rows N          rows of the request log's data set (default ${REQUEST_LOG_ROWS}); --only request-log-scale
+                        runs that group alone (no invoices' data set, no servers) and rewrites its section
+                        of bench/README.md
   --quick               short smoke run: 2 rounds of 3 s, 3 samples, 10 writes, walk of 20 pages
   --only G[,G...]       run only these groups: ${GROUPS.join(', ')}
   --no-walk / --walk    skip / run the page-by-page walk (default: on)
@@ -72,6 +86,7 @@ function readOptions(): RunOptions & { fresh: boolean; tool?: string; strict: bo
     {
       invoices: { type: 'string' },
       fresh: { type: 'boolean' },
+      'log-rows': { type: 'string' },
       quick: { type: 'boolean' },
       only: { type: 'string' },
       walk: { type: 'boolean' },
@@ -103,6 +118,7 @@ function readOptions(): RunOptions & { fresh: boolean; tool?: string; strict: bo
   return {
     invoices: positiveInteger(text('invoices'), '--invoices', DEFAULT_INVOICES),
     fresh: Boolean(values.fresh),
+    logRows: positiveInteger(text('log-rows'), '--log-rows', REQUEST_LOG_ROWS),
     quick,
     groups,
     rounds: positiveInteger(text('rounds'), '--rounds', quick ? 2 : 5),
@@ -146,10 +162,45 @@ async function prepareDatabase(url: string, database: string, log: (line: string
   }
 }
 
+/** `--only request-log-scale`: its own data set, no servers; its rows replace its section of the page. */
+async function runRequestLogScaleAlone(options: ReturnType<typeof readOptions>): Promise<number> {
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const report = new Report();
+  log('\n== request-log-scale');
+  const dataset = await runRequestLogScale({
+    rows: options.logRows,
+    fresh: options.fresh,
+    samples: options.samples,
+    report,
+    log,
+  });
+  const meta: RunMeta = {
+    date: new Date().toISOString(),
+    machine: await describeMachine(dataset.url),
+    tool: 'in-process operations (src/operations/requests.ts) on a pool of 4 connections',
+    server: '-',
+    settings: { samples: options.samples, groups: ['request-log-scale'] },
+    dataset: {
+      database: dataset.database,
+      request_log_rows: dataset.rows,
+      sizeGb: Number((dataset.sizeBytes / 1024 ** 3).toFixed(2)),
+    },
+  };
+  report.writeJson(`${resultsDir}/request-log-scale.json`, meta);
+  writeRequestLogSection(`${benchDir}README.md`, report, meta, codeVersion());
+  log(
+    `\n${report.table()}\n\n${report.summaryLine()}\nWritten: bench/results/request-log-scale.json, bench/README.md`,
+  );
+  return options.strict && report.rows.some((row) => row.pass === false) ? 1 : 0;
+}
+
 async function main(): Promise<number> {
   const options = readOptions();
   installCleanup();
   ensureDir(resultsDir);
+  if (options.groups.size === 1 && options.groups.has('request-log-scale')) {
+    return runRequestLogScaleAlone(options);
+  }
   const log = (line: string) => process.stdout.write(`${line}\n`);
   // The server must run the compiled build: bin/invoicing falls back to the TypeScript sources
   // (through tsx: slower, larger) when they are newer than dist/, which would skew every number.

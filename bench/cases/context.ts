@@ -7,6 +7,8 @@ import type { Report } from '../report.js';
 export const API_PREFIX = '/api/v1/partner';
 
 export interface RunOptions {
+  /** Rows of the request log's data set (group request-log-scale). */
+  logRows: number;
   invoices: number;
   quick: boolean;
   groups: Set<string>;

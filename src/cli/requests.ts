@@ -1,4 +1,4 @@
-// `bin/invoicing keys roll|usage` and `requests list|show`: rolling a key, and what support reads
+// `bin/invoicing keys roll|usage`, `requests list|show` and `usage`: rolling a key, and what support reads
 // of the request log (src/operations/requests.ts), in the shape of src/cli/command.ts. Joined to
 // the command table of src/cli/commands.ts; nothing here touches the database.
 import type { OperationResult } from '../operations/index.js';
@@ -63,6 +63,35 @@ function shownText(shown: OperationResult<'requests.show'>): string {
   return lines.join('\n');
 }
 
+function usageText(usage: OperationResult<'usage'>): string {
+  const { totals } = usage;
+  const who =
+    usage.api_key_id === null
+      ? `company ${usage.company_id}`
+      : `API key ${usage.api_key_id} of company ${usage.company_id}`;
+  const range = (p: typeof totals.p50) => (p ? `${p.low_ms}–${p.high_ms ?? '∞'} ms` : '-');
+  return [
+    `Usage of ${who}, ${usage.from} to ${usage.to} (${usage.window}, a row per ${usage.step}):`,
+    table(usage.series, [
+      ['FROM', 'from'],
+      ['REQUESTS', 'requests'],
+      ['2XX', 'status_2xx'],
+      ['3XX', 'status_3xx'],
+      ['4XX', 'status_4xx'],
+      ['5XX', 'status_5xx'],
+      ['429', 'rate_limited'],
+      ['WRITES', 'writes'],
+      ['DEPRECATED', 'deprecated'],
+      ['P50 MS', 'p50_ms'],
+      ['P99 MS', 'p99_ms'],
+    ]),
+    `  total: ${totals.requests} requests (${totals.status_2xx} 2xx, ${totals.status_3xx} 3xx, ${totals.status_4xx} 4xx, ${totals.status_5xx} 5xx), ${totals.rate_limited} answered 429, ${totals.writes} writes, ${totals.deprecated} deprecated uses`,
+    `  latency: p50 ${range(totals.p50)}, p99 ${range(totals.p99)}`,
+    `  top error codes: ${usage.error_codes.map((row) => `${row.code} ${row.requests}`).join(', ') || 'none'}`,
+    `  deprecated items used: ${usage.deprecated_uses.map((row) => `${row.item} ${row.requests}`).join(', ') || 'none'}`,
+  ].join('\n');
+}
+
 /** `keys roll` and `keys usage`: listed after `keys revoke`. */
 export const KEY_COMMANDS: readonly Command[] = [
   command({
@@ -83,7 +112,7 @@ export const KEY_COMMANDS: readonly Command[] = [
   }),
   command({
     name: 'keys usage',
-    summary: "an API key's requests and refusals per day, over the last 30 days",
+    summary: "an API key's requests and refusals per day, over the last 30 days (from the usage rollups)",
     usage: 'KEY_ID',
     help: 'Days in TZ_NAME, oldest first. REFUSED: answered 4xx (429 included); RATE LIMITED: answered 429.',
     options: {},
@@ -110,19 +139,30 @@ export const REQUEST_COMMANDS: readonly Command[] = [
     name: 'requests list',
     summary: "a company's API requests from the request log, newest first",
     usage:
-      '--company ID [--key ID] [--status 429|4xx|5xx] [--since 1h] [--route /customers/{id}] [--limit N]',
+      '--company ID [--key ID] [--status 429|4xx|5xx] [--since 1h] [--until T] [--route /customers/{id}] [--error CODE] [--limit N]',
     help: [
       '  --company ID   the company (required: the log is never read across companies)',
       '  --key ID       only the requests of this API key',
       '  --status S     one status (429) or a class (4xx, 5xx)',
       '  --since T      a day YYYY-MM-DD (midnight in TZ_NAME), a moment 2026-11-22T09:30:00+02:00,',
       '                 or a time ago: 30m, 1h, 2d',
+      '  --until T      only requests that arrived before T (the same forms): the next page',
       '  --route R      one route, as the API reference writes it: /customers/{id}',
+      '  --error CODE   only answers with this error code (validation_failed, rate_limited...)',
       '  --limit N      at most N requests (default 50, at most 1000)',
       '',
       'Requests with a known key are kept 30 days; the last second may not be written yet.',
     ].join('\n'),
-    options: { company: str, key: str, status: str, since: str, route: str, limit: str },
+    options: {
+      company: str,
+      key: str,
+      status: str,
+      since: str,
+      until: str,
+      route: str,
+      error: str,
+      limit: str,
+    },
     required: ['company'],
     operation: 'requests.list',
     args: (v) => ({
@@ -130,7 +170,9 @@ export const REQUEST_COMMANDS: readonly Command[] = [
       key: v.key,
       status: v.status,
       since: v.since,
+      until: v.until,
       route: v.route,
+      error: v.error,
       limit: v.limit,
     }),
     text: (result) =>
@@ -156,5 +198,23 @@ export const REQUEST_COMMANDS: readonly Command[] = [
     operation: 'requests.show',
     args: (_v, requestId) => ({ request_id: requestId }),
     text: shownText,
+  }),
+  command({
+    name: 'usage',
+    summary: "a company's (or one key's) API usage over 24 hours, 7 or 30 days, from the hourly rollups",
+    usage: '--company ID [--key ID] [--window 24h|7d|30d]',
+    help: [
+      '  --company ID   the company',
+      '  --key ID       only this API key of the company',
+      '  --window W     24h (default; a point per hour), 7d (per 6 hours) or 30d (per day)',
+      '',
+      'Requests by status class, 429s, writes (POST, PUT), deprecated uses, the p50 and p99 latency',
+      '(the upper bound of the histogram bucket holding them) and the top error codes.',
+    ].join('\n'),
+    options: { company: str, key: str, window: str },
+    required: ['company'],
+    operation: 'usage',
+    args: (v) => ({ company: v.company, key: v.key, window: v.window }),
+    text: usageText,
   }),
 ];

@@ -1,9 +1,11 @@
 // What support asks of the request log (src/request-log/): `requests list` (a company's requests,
 // filtered), `requests show` (one request by the X-Request-Id the partner received: what it
-// created or replayed, the events it caused and what became of their deliveries) and `keys usage`
-// (a key's requests and refusals per day). Every query is bound to one company: `list` requires
+// created or replayed, the events it caused and what became of their deliveries), `keys usage`
+// (a key's requests and refusals per day) and `usage` (a company's or a key's usage over 24 hours,
+// 7 or 30 days: the console's /usage page). Usage is read from the hourly rollups the log's writer
+// keeps (src/request-log/usage.ts), never from a scan of the log. Every query is bound to one company: `list` requires
 // it, `show` names it, and whatever `show` links to is read within the request's company only.
-import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { API_PREFIX } from '../app-constants.js';
 import type { ActingContext } from '../context.js';
 import { queryRows } from '../db/client.js';
@@ -12,11 +14,22 @@ import {
   companies,
   idempotencyKeys,
   requestLog,
+  requestUsage,
+  requestUsageCodes,
   webhookAttempts,
   webhookDeliveries,
   webhookEvents,
 } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
+import {
+  emptyCounts,
+  HOUR_MS,
+  LATENCY_BOUNDS_US,
+  LATENCY_BUCKETS,
+  type Percentile,
+  percentile,
+  type UsageCounts,
+} from '../request-log/usage.js';
 import {
   atOrAfter,
   companyArg,
@@ -95,8 +108,12 @@ export interface RequestQuery {
   apiKeyId?: number;
   status?: StatusFilter;
   since?: Moment;
+  /** Only requests that arrived before this moment (the console's next page: the last row's `at`). */
+  until?: Moment;
   /** The stored template (routeTemplate). */
   route?: string;
+  /** The error envelope's code, e.g. `validation_failed`. */
+  errorCode?: string;
   limit: number;
 }
 
@@ -111,7 +128,16 @@ export async function listRequests(context: ActingContext, query: RequestQuery):
     conditions.push(gte(requestLog.status, from), lte(requestLog.status, from + 99));
   }
   if (query.since !== undefined) conditions.push(atOrAfter(requestLog.at, query.since, timeZone));
+  if (query.until !== undefined) {
+    const until = query.until;
+    conditions.push(
+      'at' in until
+        ? lt(requestLog.at, until.at)
+        : sql`${requestLog.at} < (${until.date}::date::timestamp at time zone ${timeZone})`,
+    );
+  }
   if (query.route !== undefined) conditions.push(eq(requestLog.route, query.route));
+  if (query.errorCode !== undefined) conditions.push(eq(requestLog.errorCode, query.errorCode));
   const rows = await db
     .select()
     .from(requestLog)
@@ -315,10 +341,14 @@ export async function showRequest(context: ActingContext, requestId: string): Pr
     );
   }
   const { row } = found;
-  const record = await recordOf(context, row);
-  // A replay caused nothing itself: the events are those of the request that ran the write.
-  const causeId = row.replayed ? record?.created_by_request_id : row.requestId;
-  const events = causeId ? await eventsCausedBy(context, row.companyId, causeId) : [];
+  // A replay caused nothing itself: the events are those of the request that ran the write
+  // (known from its record); any other request's events are read beside its record.
+  const [record, ownEvents] = await Promise.all([
+    recordOf(context, row),
+    row.replayed ? null : eventsCausedBy(context, row.companyId, row.requestId),
+  ]);
+  const causeId = row.replayed ? record?.created_by_request_id : null;
+  const events = ownEvents ?? (causeId ? await eventsCausedBy(context, row.companyId, causeId) : []);
   return { request: { ...shown(row, timeZone), company_name: found.companyName }, record, events };
 }
 
@@ -343,23 +373,24 @@ export interface ApiKeyUsage {
 
 export const USAGE_DAYS = 30;
 
-/** A key's requests, refusals and 429s per day, over the last 30 days (today included), oldest first. */
+/** A key's requests, refusals and 429s per day, over the last 30 days (today included), oldest first (from the rollups). */
 export async function keyUsage(context: ActingContext, keyId: number): Promise<ApiKeyUsage> {
   const { db, timeZone } = context;
   const [key] = await db.select({ companyId: apiKeys.companyId }).from(apiKeys).where(eq(apiKeys.id, keyId));
   if (!key) throw new OperationError(`API key ${keyId} does not exist`);
-  const r = requestLog;
+  // From the hourly rollups (never the log): an hour belongs to the day it starts in, in the
+  // context's time zone (exact for every zone a whole number of hours from UTC, as Maputo's).
+  const u = requestUsage;
   const rows = await queryRows<KeyUsageDay>(
     db,
     sql`with today as (select (now() at time zone ${timeZone})::date as day),
       days as (select (today.day - n)::date as day from today, generate_series(0, ${USAGE_DAYS - 1}::integer) as n),
       counts as (
-        select (${r.at} at time zone ${timeZone})::date as day, count(*) as requests,
-          count(*) filter (where ${r.status} between 400 and 499) as refused,
-          count(*) filter (where ${r.status} = 429) as rate_limited
-        from ${r}, today
-        where ${r.apiKeyId} = ${keyId}
-          and ${r.at} >= ((today.day - ${USAGE_DAYS - 1}::integer)::timestamp at time zone ${timeZone})
+        select (${u.hour} at time zone ${timeZone})::date as day, sum(${u.requests}) as requests,
+          sum(${u.status4xx}) as refused, sum(${u.rateLimited}) as rate_limited
+        from ${u}, today
+        where ${u.companyId} = ${key.companyId} and ${u.apiKeyId} = ${keyId}
+          and ${u.hour} >= ((today.day - ${USAGE_DAYS - 1}::integer)::timestamp at time zone ${timeZone})
         group by 1)
       select to_char(days.day, 'YYYY-MM-DD') as day, coalesce(counts.requests, 0)::integer as requests,
         coalesce(counts.refused, 0)::integer as refused, coalesce(counts.rate_limited, 0)::integer as rate_limited
@@ -380,6 +411,220 @@ export async function keyUsage(context: ActingContext, keyId: number): Promise<A
     days,
     totals: { requests: sum('requests'), refused: sum('refused'), rate_limited: sum('rate_limited') },
   };
+}
+
+// ---- usage (the console's /usage page): from the hourly rollups only, never the log ----
+
+export const USAGE_WINDOWS = {
+  '24h': { hours: 24, stepHours: 1 },
+  '7d': { hours: 7 * 24, stepHours: 6 },
+  '30d': { hours: 30 * 24, stepHours: 24 },
+} as const;
+export type UsageWindow = keyof typeof USAGE_WINDOWS;
+
+/** Counters as shown: requests by status class, 429s, writes (POST, PUT), deprecated uses. */
+export interface UsageNumbers {
+  requests: number;
+  status_2xx: number;
+  status_3xx: number;
+  status_4xx: number;
+  status_5xx: number;
+  rate_limited: number;
+  writes: number;
+  deprecated: number;
+  /** The bucket's upper bound holding the median and the 99th percentile (ms); null: no request. */
+  p50_ms: number | null;
+  p99_ms: number | null;
+}
+
+export interface UsagePoint extends UsageNumbers {
+  /** The start of the point's interval (`step` long). */
+  from: string;
+}
+
+export interface UsageReport {
+  company_id: number;
+  /** null: every key of the company. */
+  api_key_id: number | null;
+  window: UsageWindow;
+  /** The window: from the start of the hour `window` ago to the end of the current hour. */
+  from: string;
+  to: string;
+  /** Each point of `series`: `1h` (24h), `6h` (7d), `1d` (30d). */
+  step: string;
+  totals: UsageNumbers & {
+    /** Where the percentiles lie: [low_ms, high_ms) of their bucket (high null: above 60 s). */
+    p50: Percentile | null;
+    p99: Percentile | null;
+  };
+  /** The window's latency histogram: requests per bucket, `below_ms` its upper bound (null: the rest). */
+  latency: { below_ms: number | null; requests: number }[];
+  /** The ten most frequent error codes, most frequent first. */
+  error_codes: { code: string; requests: number }[];
+  /** The deprecated items used, most used first. */
+  deprecated_uses: { item: string; requests: number }[];
+  /** Oldest first, every interval present (zeros where nothing came). */
+  series: UsagePoint[];
+}
+
+interface UsageRowRead {
+  hour: string;
+  requests: number;
+  status_2xx: number;
+  status_3xx: number;
+  status_4xx: number;
+  status_5xx: number;
+  rate_limited: number;
+  writes: number;
+  deprecated: number;
+  latency: number[];
+}
+
+const COUNT_FIELDS: [keyof UsageCounts, keyof UsageNumbers][] = [
+  ['requests', 'requests'],
+  ['status2xx', 'status_2xx'],
+  ['status3xx', 'status_3xx'],
+  ['status4xx', 'status_4xx'],
+  ['status5xx', 'status_5xx'],
+  ['rateLimited', 'rate_limited'],
+  ['writes', 'writes'],
+  ['deprecated', 'deprecated'],
+];
+
+interface Accumulated {
+  counts: UsageCounts;
+  latency: number[];
+}
+
+const accumulator = (): Accumulated => ({
+  counts: emptyCounts(),
+  latency: new Array(LATENCY_BUCKETS).fill(0),
+});
+
+function addRow(into: Accumulated, row: UsageRowRead): void {
+  for (const [field, column] of COUNT_FIELDS) into.counts[field] += Number(row[column as keyof UsageRowRead]);
+  row.latency.forEach((count, bucket) => {
+    into.latency[bucket] = (into.latency[bucket] as number) + Number(count);
+  });
+}
+
+function numbers(from: Accumulated): UsageNumbers {
+  const shown = {} as Record<string, number>;
+  for (const [field, column] of COUNT_FIELDS) shown[column] = from.counts[field];
+  return {
+    ...(shown as unknown as Omit<UsageNumbers, 'p50_ms' | 'p99_ms'>),
+    p50_ms: percentile(from.latency, 0.5)?.ms ?? null,
+    p99_ms: percentile(from.latency, 0.99)?.ms ?? null,
+  };
+}
+
+export interface UsageQuery {
+  companyId: number;
+  apiKeyId?: number;
+  window: UsageWindow;
+  /** The window ends with this moment's hour (default: now). The bench reads its data set's end. */
+  end?: Date;
+}
+
+/** A company's (or one of its keys') usage over a window, with its series for charts. */
+export async function usageReport(context: ActingContext, query: UsageQuery): Promise<UsageReport> {
+  const { db, timeZone } = context;
+  const { hours, stepHours } = USAGE_WINDOWS[query.window];
+  const endHour = Math.floor((query.end ?? new Date()).getTime() / HOUR_MS) * HOUR_MS;
+  const start = endHour - (hours - 1) * HOUR_MS;
+  const to = endHour + HOUR_MS;
+  const u = requestUsage;
+  const c = requestUsageCodes;
+  const whereUsage = and(
+    eq(u.companyId, query.companyId),
+    query.apiKeyId === undefined ? undefined : eq(u.apiKeyId, query.apiKeyId),
+    gte(u.hour, new Date(start)),
+    lt(u.hour, new Date(to)),
+  );
+  const whereCodes = and(
+    eq(c.companyId, query.companyId),
+    query.apiKeyId === undefined ? undefined : eq(c.apiKeyId, query.apiKeyId),
+    gte(c.hour, new Date(start)),
+    lt(c.hour, new Date(to)),
+  );
+  // The window's rows as stored (one per key and hour: at most 720 a key), summed here.
+  const [rows, codes] = await Promise.all([
+    queryRows<UsageRowRead>(
+      db,
+      sql`select to_char(${u.hour} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as hour,
+          ${u.requests} as requests, ${u.status2xx} as status_2xx, ${u.status3xx} as status_3xx,
+          ${u.status4xx} as status_4xx, ${u.status5xx} as status_5xx, ${u.rateLimited} as rate_limited,
+          ${u.writes} as writes, ${u.deprecated} as deprecated, ${u.latency} as latency
+        from ${u} where ${whereUsage}`,
+    ),
+    queryRows<{ kind: string; code: string; requests: number }>(
+      db,
+      sql`select ${c.kind} as kind, ${c.code} as code, sum(${c.count})::integer as requests
+        from ${c} where ${whereCodes} group by 1, 2 order by 3 desc, 2`,
+    ),
+  ]);
+  const total = accumulator();
+  const points = Array.from({ length: hours / stepHours }, accumulator);
+  for (const row of rows) {
+    addRow(total, row);
+    const index = Math.floor((Date.parse(row.hour) - start) / (stepHours * HOUR_MS));
+    addRow(points[index] as Accumulated, row);
+  }
+  const totals = numbers(total);
+  return {
+    company_id: query.companyId,
+    api_key_id: query.apiKeyId ?? null,
+    window: query.window,
+    from: formatTimestamp(new Date(start), timeZone),
+    to: formatTimestamp(new Date(to), timeZone),
+    step: stepHours === 24 ? '1d' : `${stepHours}h`,
+    totals: { ...totals, p50: percentile(total.latency, 0.5), p99: percentile(total.latency, 0.99) },
+    latency: total.latency.map((requests, bucket) => ({
+      below_ms: bucket < LATENCY_BOUNDS_US.length ? (LATENCY_BOUNDS_US[bucket] as number) / 1000 : null,
+      requests,
+    })),
+    error_codes: codes
+      .filter((row) => row.kind === 'error')
+      .slice(0, 10)
+      .map((row) => ({ code: row.code, requests: Number(row.requests) })),
+    deprecated_uses: codes
+      .filter((row) => row.kind === 'deprecated')
+      .map((row) => ({ item: row.code, requests: Number(row.requests) })),
+    series: points.map((point, index) => ({
+      from: formatTimestamp(new Date(start + index * stepHours * HOUR_MS), timeZone),
+      ...numbers(point),
+    })),
+  };
+}
+
+/** `--window 24h|7d|30d` (default 24h). */
+function windowArg(raw: RawArgs): UsageWindow {
+  const value = raw.window ?? '24h';
+  if (typeof value === 'string' && Object.hasOwn(USAGE_WINDOWS, value)) return value as UsageWindow;
+  throw new ArgumentError(`window must be 24h, 7d or 30d, got "${String(value)}"`);
+}
+
+function errorCodeArg(raw: RawArgs): string | undefined {
+  const value = raw.error;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^[a-z][a-z0-9_]{0,63}$/.test(value.trim())) {
+    throw new ArgumentError('error must be an error code such as validation_failed');
+  }
+  return value.trim();
+}
+
+/** The key, if named, must be one of the company's (another company's key answers like a missing one). */
+async function requireKeyOf(
+  context: ActingContext,
+  companyId: number,
+  keyId: number | undefined,
+): Promise<void> {
+  if (keyId === undefined) return;
+  const [key] = await context.db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.companyId, companyId)));
+  if (!key) throw new OperationError(`API key ${keyId} does not exist`);
 }
 
 // ---- the operations (merged into src/operations/index.ts) ----
@@ -426,7 +671,9 @@ export const requestOperations = {
       apiKeyId: optionalId(raw, 'key', 'key'),
       status: statusArg(raw),
       since: optionalMoment(raw, 'since'),
+      until: optionalMoment(raw, 'until'),
       route: routeArg(raw),
+      errorCode: errorCodeArg(raw),
       limit: limitArg(raw, 50),
     }),
     run: async (context, args) => {
@@ -443,5 +690,18 @@ export const requestOperations = {
     reads: true,
     parse: (raw) => ({ id: idArg(raw, 'id', 'key id') }),
     run: (context, args) => keyUsage(context, args.id),
+  }),
+  usage: define({
+    reads: true,
+    parse: (raw) => ({
+      companyId: companyArg(raw),
+      apiKeyId: optionalId(raw, 'key', 'key'),
+      window: windowArg(raw),
+    }),
+    run: async (context, args) => {
+      await requireCompany(context.db, args.companyId);
+      await requireKeyOf(context, args.companyId, args.apiKeyId);
+      return usageReport(context, args);
+    },
   }),
 };

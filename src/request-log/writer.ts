@@ -9,15 +9,17 @@
 //
 // Kept RETENTION_DAYS, then deleted by `prune()`: every instance prunes every PRUNE_EVERY_MS, in
 // batches of PRUNE_BATCH rows (FOR UPDATE SKIP LOCKED: instances pruning at once share the rows,
-// never wait for each other). The clock is injectable so that a test can move it.
+// never wait for each other); the usage rollups of the hours before go with them. The clock is
+// injectable so that a test can move it.
 //
 // An operator can switch the log off (REQUEST_LOG=off): nothing new is recorded, and the records
 // already written are still pruned when they are RETENTION_DAYS old.
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
-import { requestLog } from '../db/schema.js';
+import { requestLog, requestUsage, requestUsageCodes } from '../db/schema.js';
 import { metrics } from '../metrics/registry.js';
+import { HOUR_MS, rollUp } from './usage.js';
 
 export const RETENTION_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -82,18 +84,58 @@ export interface RequestLog {
 }
 
 const value = sql.placeholder;
-// The batch travels as one JSON text (JSON.stringify is native: half the CPU of a parameter array
-// per column) and is read back into rows by the database; `at` in epoch milliseconds.
+const u = requestUsage;
+const c = requestUsageCodes;
+// One statement writes the batch's rows and what they add to the usage rollups
+// (src/request-log/usage.ts): the rows and their rollups are committed together or not at all.
+// The rollups are upserts that add, so instances writing the same hour at once each add their own
+// (rows upserted in key order: every instance locks them in one order, never a deadlock). The batch travels as one
+// JSON text (JSON.stringify is native: half the CPU of a parameter array per column) and is read
+// back into rows by the database; `at` in epoch milliseconds.
 const INSERT = fixedStatement(
-  sql`insert into ${requestLog} (at, company_id, api_key_id, method, route, status, error_code,
-      request_id, idempotency_key, replayed, duration_us, client_ip, deprecated_use, trace_id)
-    select to_timestamp(r."at" / 1000.0), r."companyId", r."apiKeyId", r."method", r."route", r."status",
-      r."errorCode", r."requestId", r."idempotencyKey", r."replayed", r."durationUs", r."clientIp",
-      r."deprecatedUse", r."traceId"
-    from json_to_recordset(${value('records')}::json) as r("at" double precision, "companyId" integer,
-      "apiKeyId" integer, "method" text, "route" text, "status" smallint, "errorCode" text,
-      "requestId" text, "idempotencyKey" text, "replayed" boolean, "durationUs" integer, "clientIp" text,
-      "deprecatedUse" jsonb, "traceId" text)`,
+  sql`with logged as (
+      insert into ${requestLog} (at, company_id, api_key_id, method, route, status, error_code,
+        request_id, idempotency_key, replayed, duration_us, client_ip, deprecated_use, trace_id)
+      select to_timestamp(r."at" / 1000.0), r."companyId", r."apiKeyId", r."method", r."route", r."status",
+        r."errorCode", r."requestId", r."idempotencyKey", r."replayed", r."durationUs", r."clientIp",
+        r."deprecatedUse", r."traceId"
+      from json_to_recordset(${value('records')}::json) as r("at" double precision, "companyId" integer,
+        "apiKeyId" integer, "method" text, "route" text, "status" smallint, "errorCode" text,
+        "requestId" text, "idempotencyKey" text, "replayed" boolean, "durationUs" integer, "clientIp" text,
+        "deprecatedUse" jsonb, "traceId" text)
+      returning 1),
+    usage as (
+      insert into ${u} as u (hour, company_id, api_key_id, requests, status_2xx, status_3xx, status_4xx,
+        status_5xx, rate_limited, writes, deprecated, latency)
+      select to_timestamp(r."hour" / 1000.0), r."companyId", r."apiKeyId", r."requests", r."status2xx",
+        r."status3xx", r."status4xx", r."status5xx", r."rateLimited", r."writes", r."deprecated", r."latency"
+      from json_to_recordset(${value('usage')}::json) as r("hour" double precision,
+        "companyId" integer, "apiKeyId" integer, "requests" integer, "status2xx" integer,
+        "status3xx" integer, "status4xx" integer, "status5xx" integer, "rateLimited" integer,
+        "writes" integer, "deprecated" integer, "latency" integer[])
+      order by r."companyId", r."apiKeyId", r."hour"
+      on conflict (company_id, api_key_id, hour) do update set
+        requests = u.requests + excluded.requests,
+        status_2xx = u.status_2xx + excluded.status_2xx,
+        status_3xx = u.status_3xx + excluded.status_3xx,
+        status_4xx = u.status_4xx + excluded.status_4xx,
+        status_5xx = u.status_5xx + excluded.status_5xx,
+        rate_limited = u.rate_limited + excluded.rate_limited,
+        writes = u.writes + excluded.writes,
+        deprecated = u.deprecated + excluded.deprecated,
+        latency = array(select coalesce(a, 0) + coalesce(b, 0)
+          from unnest(u.latency, excluded.latency) with ordinality as l(a, b, i) order by l.i)
+      returning 1),
+    codes as (
+      insert into ${c} as c (hour, company_id, api_key_id, kind, code, count)
+      select to_timestamp(r."hour" / 1000.0), r."companyId", r."apiKeyId", r."kind", r."code", r."count"
+      from json_to_recordset(${value('codes')}::json) as r("hour" double precision,
+        "companyId" integer, "apiKeyId" integer, "kind" text, "code" text, "count" integer)
+      order by r."companyId", r."apiKeyId", r."hour", r."kind", r."code"
+      on conflict (company_id, api_key_id, hour, kind, code) do update set count = c.count + excluded.count
+      returning 1)
+    select (select count(*) from logged)::integer as "logged", (select count(*) from usage)::integer as "usage",
+      (select count(*) from codes)::integer as "codes"`,
 );
 // ctid: the rows themselves (the log has no key); SKIP LOCKED: another instance's batch is its own.
 const PRUNE = fixedStatement(
@@ -103,6 +145,13 @@ const PRUNE = fixedStatement(
         limit ${value('limit')}::integer for update skip locked))
       returning 1)
     select count(*)::integer as "count" from deleted`,
+);
+
+// The rollups of the hours before the log's horizon (whole hours: an hour still partly kept stays).
+const PRUNE_USAGE = fixedStatement(
+  sql`with usage as (delete from ${requestUsage} where hour < ${value('before')}::timestamptz returning 1),
+      codes as (delete from ${requestUsageCodes} where hour < ${value('before')}::timestamptz returning 1)
+    select ((select count(*) from usage) + (select count(*) from codes))::integer as "count"`,
 );
 
 export function createRequestLog(db: Database, options: RequestLogOptions = {}): RequestLog {
@@ -123,7 +172,12 @@ export function createRequestLog(db: Database, options: RequestLogOptions = {}):
 
   const write = async (batch: RequestRecord[]) => {
     try {
-      await runFixed(db, INSERT, { records: JSON.stringify(batch) });
+      const { rows, codes } = rollUp(batch);
+      await runFixed(db, INSERT, {
+        records: JSON.stringify(batch),
+        usage: JSON.stringify(rows),
+        codes: JSON.stringify(codes),
+      });
       metrics.requestLogRecords('written', batch.length);
     } catch (error) {
       metrics.requestLogRecords('dropped', batch.length);
@@ -153,7 +207,11 @@ export function createRequestLog(db: Database, options: RequestLogOptions = {}):
   timer.unref();
 
   const prune = async (): Promise<number> => {
-    const before = new Date(clock() - RETENTION_DAYS * DAY_MS).toISOString();
+    const horizon = clock() - RETENTION_DAYS * DAY_MS;
+    const before = new Date(horizon).toISOString();
+    await runFixed(db, PRUNE_USAGE, {
+      before: new Date(Math.floor(horizon / HOUR_MS) * HOUR_MS).toISOString(),
+    });
     let deleted = 0;
     for (;;) {
       const [row] = await runFixed<{ count: number }>(db, PRUNE, { before, limit: PRUNE_BATCH });

@@ -670,6 +670,22 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
       { timeout: 15_000, interval: 200 },
     );
     await json(['requests', 'show', logged.body.data.request_id], ['request', 'record', 'events']);
+    await json(
+      ['usage', '--company', demoId, '--window', '7d'],
+      [
+        'company_id',
+        'api_key_id',
+        'window',
+        'from',
+        'to',
+        'step',
+        'totals',
+        'latency',
+        'error_codes',
+        'deprecated_uses',
+        'series',
+      ],
+    );
     await json(['deprecations', 'usage'], ['days', 'uses']);
     await json(['keys', 'revoke', String(newKey.id)], ['id', 'revoked_at']);
     await json(['audit', '--limit', '3'], ['entries']);

@@ -25,6 +25,7 @@ const BAD_ARGUMENTS: Record<string, string[][]> = {
   'keys revoke': [['abc']],
   'keys roll': [['abc'], ['1', '--grace', 'forever'], ['1', '--grace', '31d'], ['1', '--grace', '-1h']],
   'keys usage': [['abc'], ['0']],
+  usage: [['--company', 'x'], ['--company', '1', '--window', '2d'], ['--company', '1', '--key', 'abc'], []],
   'taxes create': [
     ['--global', '--name', 'IVA', '--rate', '101'],
     ['--company', '1', '--global', '--name', 'IVA', '--rate', '5'],
@@ -110,6 +111,8 @@ const BAD_ARGUMENTS: Record<string, string[][]> = {
     ['--company', '1', '--since', 'yesterday'],
     ['--company', '1', '--route', 'GET /customers'],
     ['--company', '1', '--limit', '0'],
+    ['--company', '1', '--until', 'tomorrow'],
+    ['--company', '1', '--error', 'Not A Code'],
   ],
   'requests show': [['nope'], ['req_123'], []],
   'deprecations usage': [['extra'], ['--bogus']],

@@ -56,6 +56,8 @@ const OPERATOR_COMMANDS = [
   'keys roll',
   // issue 33: who still uses a deprecated route, parameter or field
   'deprecations usage',
+  // issue 40: usage from the request log's hourly rollups (the console's /usage page)
+  'usage',
 ];
 
 describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {

@@ -8,6 +8,7 @@ import { BACKUP_COMMANDS } from './backup.js';
 import { bool, type Command, command, type OptionSpecs, str, type TextContext } from './command.js';
 import { details, table } from './output.js';
 import { KEY_COMMANDS, REQUEST_COMMANDS } from './requests.js';
+import { STAFF_COMMANDS } from './staff.js';
 import { curlLine } from './urls.js';
 import { WEBHOOK_COMMANDS } from './webhooks.js';
 
@@ -444,6 +445,9 @@ export const COMMANDS: readonly Command[] = [
 
   // ---- requests list, requests show: the request log (src/cli/requests.ts) ----
   ...REQUEST_COMMANDS,
+
+  // ---- staff create|list|disable|reset: the support console's people (src/cli/staff.ts) ----
+  ...STAFF_COMMANDS,
 
   command({
     name: 'deprecations usage',

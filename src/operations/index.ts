@@ -61,6 +61,7 @@ import { listCounterOperations } from './list-counters.js';
 import { lookUpCustomers, lookUpInvoices } from './lists.js';
 import { listPendingPosSync } from './pos.js';
 import { requestOperations } from './requests.js';
+import { staffOperations } from './staff.js';
 import { createTax, listTaxes } from './taxes.js';
 import { webhookOperations } from './webhooks.js';
 
@@ -286,6 +287,7 @@ export const operations = {
   ...listCounterOperations,
   ...requestOperations,
   ...deprecationOperations,
+  ...staffOperations,
 };
 
 export type OperationName = keyof typeof operations;
@@ -348,6 +350,7 @@ const GROUP_OBJECTS: Record<string, string> = {
   payments: 'payment',
   movements: 'payment',
   webhooks: 'webhook',
+  staff: 'staff',
 };
 
 function defaultTarget(name: OperationName, args: unknown, result: unknown): AuditTarget {

@@ -4,8 +4,8 @@
 // the placeholders too). `{name}` in a text is replaced by `params.name`.
 
 export const LANGUAGES = ['pt', 'en'] as const;
-export type Language = (typeof LANGUAGES)[number];
-export const DEFAULT_LANGUAGE: Language = 'pt';
+export type UiLanguage = (typeof LANGUAGES)[number];
+export const DEFAULT_LANGUAGE: UiLanguage = 'pt';
 
 const pt = {
   'app.title': 'Consola de suporte',
@@ -326,15 +326,15 @@ const en: Record<TextKey, string> = {
   'error.internal': 'Internal error. Try again.',
 };
 
-export const CATALOG: Record<Language, Record<TextKey, string>> = { pt, en };
+export const CATALOG: Record<UiLanguage, Record<TextKey, string>> = { pt, en };
 
-export function isLanguage(value: unknown): value is Language {
+export function isLanguage(value: unknown): value is UiLanguage {
   return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
 }
 
 /** The text in `language`, its `{name}` placeholders filled from `params`. */
 export function translate(
-  language: Language,
+  language: UiLanguage,
   key: TextKey,
   params: Record<string, string | number> = {},
 ): string {

@@ -48,7 +48,11 @@ export const ROUTES = [
 ] as const satisfies readonly RouteRule[];
 
 export type ConsoleRoute = (typeof ROUTES)[number];
-export type RouteKey = `${ConsoleRoute['method']} ${ConsoleRoute['url']}`;
+export type RouteKey = ConsoleRoute extends infer R
+  ? R extends { method: infer M extends string; url: infer U extends string }
+    ? `${M} ${U}`
+    : never
+  : never;
 
 const RANK: Record<Exclude<Need, 'public'>, number> = { viewer: 1, support: 2, admin: 3 };
 

@@ -17,6 +17,7 @@ import type { TextKey, UiLanguage } from '../i18n/catalog.js';
 import { OperationError } from '../operations/errors.js';
 import { executeOperation, type OperationName, type OperationResult } from '../operations/index.js';
 import { tokenDigest } from '../operations/staff.js';
+import type { ConsoleDeps, cookieNames } from './context.js';
 import {
   hashPassword,
   MAX_PASSWORD_LENGTH,
@@ -28,7 +29,6 @@ import {
   totpUri,
 } from './credentials.js';
 import type { RouteKey } from './roles.js';
-import type { ConsoleDeps, cookieNames } from './server.js';
 import { endSession, type StaffMember, startSession } from './sessions.js';
 import { clearFailures, isLocked, recordFailure, subjectsOf } from './throttle.js';
 

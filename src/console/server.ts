@@ -10,20 +10,16 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import Fastify, {
-  type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
-import type { ConsoleConfig } from '../config.js';
-import type { DatabaseHandle } from '../db/client.js';
 import { DEFAULT_LANGUAGE, isLanguage, type TextKey, translate, type UiLanguage } from '../i18n/catalog.js';
-import type { OperationSetup } from '../operations/index.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { type ConsoleDeps, cookieNames } from './context.js';
 import { PAGES, type PageContext } from './pages.js';
 import { allowed, ROUTES, type RouteRule, refusalStatus } from './roles.js';
-import type { SecretBox } from './secret-box.js';
 import { findSession, type Session } from './sessions.js';
 import { renderView } from './views.js';
 
@@ -37,30 +33,6 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
   "base-uri 'none'",
 ].join('; ');
-
-export interface ConsoleDeps {
-  handle: DatabaseHandle;
-  setup: OperationSetup;
-  config: ConsoleConfig;
-  box: SecretBox;
-  /** Fastify's trustProxy (TRUST_PROXY): the client address the login throttle counts. */
-  trustProxy?: boolean | number | string;
-  logger?: FastifyBaseLogger;
-  /** The address it listens on, once known (links and the Origin when CONSOLE_URL is not set). */
-  listeningUrl?: () => string | null;
-}
-
-/** The cookies' names and flags: `__Host-` and Secure when the console is reached over https. */
-export function cookieNames(config: ConsoleConfig) {
-  const secure = config.url.startsWith('https://');
-  const prefix = secure ? '__Host-' : '';
-  return {
-    secure,
-    session: `${prefix}console_session`,
-    csrf: `${prefix}console_csrf`,
-    options: { path: '/', httpOnly: true, sameSite: 'strict' as const, secure },
-  };
-}
 
 declare module 'fastify' {
   interface FastifyRequest {

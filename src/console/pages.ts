@@ -613,7 +613,7 @@ async function staffAction(
 
 // ---- the table: one handler per route of src/console/roles.ts ----
 
-type PageKey = Exclude<RouteKey, `GET /assets/${string}`>;
+type PageKey = Exclude<RouteKey, `GET /assets/${string}` | 'GET /favicon.ico'>;
 
 export const PAGES: Record<PageKey, Handler> = {
   'GET /login': (page) => {

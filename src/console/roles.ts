@@ -20,6 +20,7 @@ export interface RouteRule {
 export const ROUTES = [
   { method: 'GET', url: '/assets/console.css', need: 'public' },
   { method: 'GET', url: '/assets/console.js', need: 'public' },
+  { method: 'GET', url: '/favicon.ico', need: 'public' },
   { method: 'GET', url: '/login', need: 'public' },
   { method: 'POST', url: '/login', need: 'public' },
   { method: 'GET', url: '/setup/:token', need: 'public' },

@@ -147,8 +147,11 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
     reply.type('text/javascript; charset=utf-8').send(CONSOLE_JS),
   );
 
+  // No icon: an empty answer, not a 404 in every page's console.
+  app.get('/favicon.ico', (_request, reply) => reply.status(204).send());
+
   for (const rule of ROUTES as readonly RouteRule[]) {
-    if (rule.url.startsWith('/assets/')) continue;
+    if (rule.url.startsWith('/assets/') || rule.url === '/favicon.ico') continue;
     const handler = PAGES[`${rule.method} ${rule.url}` as keyof typeof PAGES];
     const guard = async (request: FastifyRequest, reply: FastifyReply) => {
       const session = request.consoleSession;

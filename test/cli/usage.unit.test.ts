@@ -56,6 +56,11 @@ const OPERATOR_COMMANDS = [
   'keys roll',
   // issue 33: who still uses a deprecated route, parameter or field
   'deprecations usage',
+  // issue 40: the support console's people
+  'staff create',
+  'staff list',
+  'staff disable',
+  'staff reset',
 ];
 
 describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {

@@ -29,7 +29,7 @@ import {
   totpUri,
 } from './credentials.js';
 import type { RouteKey } from './roles.js';
-import { endSession, type StaffMember, startSession } from './sessions.js';
+import { endSession, pruneSessions, type StaffMember, startSession } from './sessions.js';
 import { clearFailures, isLocked, recordFailure, subjectsOf } from './throttle.js';
 
 export interface RenderOptions {
@@ -165,6 +165,8 @@ async function login(page: PageContext): Promise<FastifyReply> {
   const previous = page.request.cookies[page.cookies.session];
   if (previous) await endSession(db, previous);
   const token = await startSession(db, account.id);
+  // Sessions past their limits go now and then (each is refused when used anyway).
+  await pruneSessions(db);
   page.reply.setCookie(page.cookies.session, token, page.cookies.options);
   const staff: StaffMember = {
     id: account.id,

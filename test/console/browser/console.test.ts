@@ -7,10 +7,11 @@
 // (the strict CSP would report any inline script). `npm run test:console` runs it.
 
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { generate } from 'otplib';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -19,6 +20,7 @@ import { createEmptyPostgresDatabase, migratedDataDir, testStorage } from '../..
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'uma frase longa e secreta';
+const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
 const require = createRequire(import.meta.url);
 
 interface Ready {
@@ -84,8 +86,12 @@ describe(`support console in a browser (${testStorage()})`, () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  /** axe-core on the page as it is: no serious or critical violation. */
+  /** axe-core on the page as it is: no serious or critical violation. A screenshot for the docs. */
   async function accessible(where: string): Promise<void> {
+    await mkdir(ARTIFACTS, { recursive: true });
+    await page.screenshot({
+      path: join(ARTIFACTS, `console-${testStorage()}-${where.replace(/[^a-z]+/g, '-')}.png`),
+    });
     await page.evaluate(axeSource);
     const violations = await page.evaluate(async () => {
       const axe = (

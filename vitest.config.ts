@@ -20,7 +20,13 @@ import { LongestFirst } from './test/helpers/sequencer.js';
 const UNIT = 'test/**/*.unit.test.ts';
 // The partner kit (PHP and Python clients, packages) runs with `npm run test:clients`, what a
 // deployment ships with `npm run test:deploy`.
-const EXCLUDED = [...configDefaults.exclude, 'test/clients/kit/**', 'test/deploy/**'];
+// The console's browser tests run with `npm run test:console` (vitest.console.config.ts).
+const EXCLUDED = [
+  ...configDefaults.exclude,
+  'test/clients/kit/**',
+  'test/deploy/**',
+  'test/console/browser/**',
+];
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -118,6 +118,35 @@ export const VARIABLES = declare({
     }),
     meaning: "port of the docs server that `serve` starts (never the API's port); `off`: none",
   },
+  CONSOLE_PORT: {
+    schema: Type.String({
+      pattern: '^(off|0|[1-9][0-9]{0,4})$',
+      default: '3002',
+      description: 'a port from 0 to 65535, or off',
+    }),
+    meaning:
+      "port of the support console that `serve` starts (never the API's port); `off`: none; `0`: any free port",
+  },
+  CONSOLE_HOST: {
+    schema: host('127.0.0.1'),
+    meaning:
+      'address of the support console; put it behind a TLS proxy (`CONSOLE_URL`) to reach it from other hosts',
+  },
+  CONSOLE_URL: {
+    schema: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
+    shown: 'the local console, `http://127.0.0.1:3002`',
+    meaning:
+      "the console's public address behind a proxy: its links (setup links), the `Origin` its forms must come from; `https`: `Secure` `__Host-` cookies",
+  },
+  CONSOLE_SECRET_KEY: {
+    schema: Type.Optional(
+      Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: '64 hexadecimal digits (32 bytes)' }),
+    ),
+    shown:
+      'with `NODE_ENV=production`: required for the console; otherwise a generated key kept in the database',
+    meaning:
+      "key (AES-256-GCM) of the staff's TOTP secrets at rest, e.g. `openssl rand -hex 32`; keep it outside the database",
+  },
   TZ_NAME: {
     schema: text('Africa/Maputo', 'a time zone name such as Africa/Maputo'),
     meaning: 'time zone of timestamps in responses (`+02:00`) and of bare dates in filters',

@@ -60,6 +60,20 @@ export interface Config {
   requestLog: boolean;
   /** KEY_CACHE_TTL_MS: longest a remembered key is believed (a testing knob; src/keys/key-cache.ts). */
   keyCacheTtlMs: number;
+  console: ConsoleConfig;
+}
+
+/** The support console (src/console/): its own port, never the API's. */
+export interface ConsoleConfig {
+  /** null: no console (CONSOLE_PORT=off); 0: any free port. */
+  port: number | null;
+  host: string;
+  /** Its public address (CONSOLE_URL), or the local one; links and the Origin check use it. */
+  url: string;
+  /** Whether CONSOLE_URL was given: without it, the Origin may also be the address the browser used. */
+  urlConfigured: boolean;
+  /** CONSOLE_SECRET_KEY as 32 bytes in hex; undefined: a generated key (never in production). */
+  secretKey: string | undefined;
 }
 
 /** How `serve` stops on SIGTERM or SIGINT (src/cli/shutdown.ts). */
@@ -199,6 +213,7 @@ function retryScheduleOf(raw: string): number[] | null {
 }
 
 export const DEFAULT_DOCS_PORT = 3001;
+export const DEFAULT_CONSOLE_PORT = 3002;
 
 /** The address people use to reach a server listening on `host` (a wildcard: the loopback). */
 function localAddress(host: string, port: number): string {
@@ -223,6 +238,23 @@ export function loadConfig(env: Env): Config {
       problems.push(problem('WEBHOOK_RETRY_SCHEDULE', values.WEBHOOK_RETRY_SCHEDULE));
     if (values.DOCS_PORT !== 'off' && Number(values.DOCS_PORT) > 65535)
       problems.push(problem('DOCS_PORT', values.DOCS_PORT));
+    if (values.CONSOLE_URL !== undefined && !validUrl(values.CONSOLE_URL))
+      problems.push('CONSOLE_URL is not a valid URL');
+    if (values.CONSOLE_PORT !== 'off' && Number(values.CONSOLE_PORT) > 65535)
+      problems.push(problem('CONSOLE_PORT', values.CONSOLE_PORT));
+    // The console has its own port: the API keeps its 14 routes, the docs their site.
+    for (const [name, other] of [
+      ['PORT', values.PORT],
+      ['OPS_PORT', values.OPS_PORT],
+      ['DOCS_PORT', values.DOCS_PORT === 'off' ? undefined : Number(values.DOCS_PORT)],
+    ] as const) {
+      const consolePort = values.CONSOLE_PORT === 'off' ? 0 : Number(values.CONSOLE_PORT);
+      if (consolePort !== 0 && other !== undefined && other !== 0 && consolePort === other) {
+        problems.push(
+          `CONSOLE_PORT tem de ser diferente de ${name} (ambos ${other}): a consola é servida na sua própria porta; escolha outra porta para CONSOLE_PORT, ou CONSOLE_PORT=off`,
+        );
+      }
+    }
     if (trustProxyOf(values.TRUST_PROXY) === null) problems.push(problem('TRUST_PROXY', values.TRUST_PROXY));
     if (values.OPS_PORT !== undefined && values.OPS_PORT !== 0 && values.OPS_PORT === values.PORT) {
       problems.push(`OPS_PORT must differ from PORT, both are ${values.PORT}`);
@@ -248,6 +280,7 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError(problems.join('; '));
   }
   const docsPort = values.DOCS_PORT === 'off' ? null : Number(values.DOCS_PORT);
+  const consolePort = values.CONSOLE_PORT === 'off' ? null : Number(values.CONSOLE_PORT);
   return {
     port: values.PORT,
     host: values.HOST,
@@ -294,5 +327,14 @@ export function loadConfig(env: Env): Config {
     },
     requestLog: values.REQUEST_LOG === 'on',
     keyCacheTtlMs: values.KEY_CACHE_TTL_MS,
+    console: {
+      port: consolePort,
+      host: values.CONSOLE_HOST,
+      url: (
+        values.CONSOLE_URL ?? localAddress(values.CONSOLE_HOST, consolePort || DEFAULT_CONSOLE_PORT)
+      ).replace(/\/+$/, ''),
+      urlConfigured: values.CONSOLE_URL !== undefined,
+      secretKey: values.CONSOLE_SECRET_KEY?.toLowerCase(),
+    },
   };
 }

@@ -19,6 +19,10 @@ const BAD_VALUES: Record<string, string | null> = {
   REDIS_KEY_PREFIX: 'staging counters',
   DOCS_URL: 'ftp://docs.example',
   DOCS_PORT: '70000',
+  CONSOLE_PORT: '70000',
+  CONSOLE_HOST: 'a host',
+  CONSOLE_URL: 'ftp://console.example',
+  CONSOLE_SECRET_KEY: 'short',
   TZ_NAME: 'Africa/Atlantis',
   LOG_LEVEL: 'verbose',
   LOG_FORMAT: 'xml',
@@ -165,5 +169,26 @@ describe('configuration', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: '192.168.0.0/255.255.0.0' }).trustProxy).toBe('192.168.0.0/255.255.0.0');
+  });
+
+  it('issue 40: the console has its own port (CONSOLE_PORT, default 3002, off), address and public URL', () => {
+    const defaults = loadConfig({}).console;
+    expect(defaults).toEqual({
+      port: 3002,
+      host: '127.0.0.1',
+      url: 'http://127.0.0.1:3002',
+      urlConfigured: false,
+      secretKey: undefined,
+    });
+    expect(loadConfig({ CONSOLE_PORT: 'off' }).console.port).toBeNull();
+    expect(loadConfig({ CONSOLE_PORT: '0' }).console.port).toBe(0);
+    const behindProxy = loadConfig({ CONSOLE_URL: 'https://consola.example.co.mz/' }).console;
+    expect(behindProxy.url).toBe('https://consola.example.co.mz');
+    expect(behindProxy.urlConfigured).toBe(true);
+    expect(refusal({ PORT: '3002' })).toMatch(/^CONSOLE_PORT tem de ser diferente de PORT \(ambos 3002\)/);
+    expect(refusal({ DOCS_PORT: '4000', CONSOLE_PORT: '4000' })).toMatch(
+      /^CONSOLE_PORT tem de ser diferente de DOCS_PORT/,
+    );
+    expect(loadConfig({ PORT: '3002', CONSOLE_PORT: 'off' }).console.port).toBeNull();
   });
 });

@@ -18,6 +18,8 @@ export const bool = { type: 'boolean' } as const;
 export interface TextContext {
   /** Base URL of the partner API for curl examples, from HOST and PORT. */
   apiBaseUrl: string;
+  /** The support console's address (CONSOLE_URL, or the local one): setup links. */
+  consoleUrl?: string;
 }
 
 interface CommandShape {

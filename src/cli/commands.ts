@@ -8,6 +8,7 @@ import { BACKUP_COMMANDS } from './backup.js';
 import { bool, type Command, command, type OptionSpecs, str, type TextContext } from './command.js';
 import { details, table } from './output.js';
 import { KEY_COMMANDS, REQUEST_COMMANDS } from './requests.js';
+import { STAFF_COMMANDS } from './staff.js';
 import { curlLine } from './urls.js';
 import { WEBHOOK_COMMANDS } from './webhooks.js';
 
@@ -445,6 +446,9 @@ export const COMMANDS: readonly Command[] = [
   // ---- requests list, requests show: the request log (src/cli/requests.ts) ----
   ...REQUEST_COMMANDS,
 
+  // ---- staff create|list|disable|reset: the support console's people (src/cli/staff.ts) ----
+  ...STAFF_COMMANDS,
+
   command({
     name: 'deprecations usage',
     summary: 'which keys of which companies used a deprecated route, parameter or field, last 30 days',
@@ -482,9 +486,12 @@ Before creating anything it checks the whole configuration, that PORT (and OPS_P
 and that DATA_DIR holds a database or may hold a new one: a DATA_DIR that does not exist is
 created (its parent must exist) and said loudly; one holding other files is refused.
 With OPS_PORT, it also serves /healthz, /readyz and /metrics on OPS_HOST:OPS_PORT.
+It serves the docs on DOCS_PORT and the support console on CONSOLE_HOST:CONSOLE_PORT
+(docs/console.md), each on its own port; either missing never stops the API.
 
   --demo   create the demo company, and print its keys, if the database has no company at all
-           (what npm start, the quick start, does); never with NODE_ENV=production
+           (what npm start, the quick start, does), with a demo administrator of the console and
+           its setup link; never with NODE_ENV=production
   --json   print one JSON line when ready ({url, ...}); logs go to stderr`;
 
 export const GLOBAL_OPTIONS: OptionSpecs = {

@@ -179,7 +179,7 @@ async function runCommand(command: Command, args: string[], io: Io): Promise<num
   );
   // Curl examples name the running server's address when the command ran in it (embedded), else
   // the configured HOST and PORT.
-  const textContext = { apiBaseUrl: apiBaseUrl(config.host, config.port) };
+  const textContext = { apiBaseUrl: apiBaseUrl(config.host, config.port), consoleUrl: config.console.url };
   let output: Output;
   try {
     output =

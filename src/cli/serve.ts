@@ -11,6 +11,7 @@
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
+import { type ConsoleOutcome, startConsole } from '../console/index.js';
 import { type DatabaseHandle, openDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { companies } from '../db/schema.js';
@@ -119,6 +120,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   let running: RunningServer | null = null;
   let webhooks: WebhookWorker | null = null;
   let docsStarting: Promise<DocsOutcome> | null = null;
+  let consoleStarting: Promise<ConsoleOutcome> | null = null;
   // The worker's attempts may run on into the drain; abandoned (leases given back) halfway through the close.
   const webhookGraceMs = config.shutdown.drainMs + config.shutdown.timeoutMs / 2;
   const begin = () => {
@@ -134,6 +136,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
         await Promise.all([
           running?.stop(),
           docsStarting?.then((docs) => docs.server?.close()),
+          consoleStarting?.then((outcome) => outcome.server?.close()),
           admin?.close(),
           webhooks?.stop({ graceMs: webhookGraceMs }),
         ]);
@@ -172,6 +175,13 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       ...(options.json ? { logStream: process.stderr } : {}),
       tracing: options.tracing ?? null,
     });
+    // The support console (src/console/): its own port, beside the docs.
+    consoleStarting = startConsole(config, {
+      handle,
+      setup,
+      production: options.production,
+      logger: running.app.log,
+    });
     // Webhook deliveries go out from every server process (src/webhooks/worker.ts).
     running.app.log.info(tracingSummary(process.env, Boolean(options.tracing)), 'tracing');
     webhooks = startWebhookWorker({ handle, config, log: running.app.log, tracer: tracer ?? null });
@@ -204,6 +214,19 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       demo = await executeOperation(setup, 'demo', { if_empty: true }, options.actor);
     }
 
+    const consoleOutcome = await consoleStarting;
+    // With the demo, a demo administrator of the console (never in production: no demo there).
+    const demoAdmin =
+      demo && consoleOutcome.server
+        ? await executeOperation(
+            setup,
+            'staff.create',
+            { email: 'admin@demo.invalid', name: 'Administrador de demonstração', role: 'admin' },
+            options.actor,
+          )
+        : null;
+    const demoAdminLink =
+      demoAdmin && consoleOutcome.server ? `${consoleOutcome.server.url}${demoAdmin.setup_path}` : null;
     if (options.json) {
       process.stdout.write(
         `${JSON.stringify({
@@ -216,6 +239,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
           ops_url: ops?.url ?? null,
           data_dir_created: dataDirNotice !== null,
           docs_url: docs.server ? `${docs.server.url}/` : null,
+          console_url: consoleOutcome.server ? `${consoleOutcome.server.url}/` : null,
+          console_admin_setup_link: demoAdminLink,
           demo,
         })}\n`,
       );
@@ -231,6 +256,9 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       docs.server
         ? `  Docs: ${docs.server.url}/ (guide PT/EN, errors, reference); doc_url base ${config.docsUrl}`
         : `  Docs: not served (${docs.problem}); doc_url base ${config.docsUrl}`,
+      consoleOutcome.server
+        ? `  Support console: ${consoleOutcome.server.url}/${consoleOutcome.server.keySource === 'CONSOLE_SECRET_KEY' ? '' : ' (TOTP secrets sealed with a development key kept in the database: set CONSOLE_SECRET_KEY in production)'}`
+        : `  Support console: not served (${consoleOutcome.problem})`,
       '',
     ];
     if (demo) {
@@ -243,6 +271,16 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
         '  Try it:',
         `    ${curlLine(demo.live_key.key, apiUrl)}`,
       );
+      if (demoAdmin && demoAdminLink) {
+        lines.push(
+          '',
+          `  Console: demo administrator ${demoAdmin.email}; choose a password and a second factor at`,
+          `    ${demoAdminLink}`,
+          '  (valid 24 hours, shown only now; bin/invoicing staff reset ' +
+            demoAdmin.id +
+            ' makes a new one)',
+        );
+      }
     } else {
       if (options.demo && options.production) {
         lines.push(

@@ -868,3 +868,94 @@ export const instances = pgTable('instances', {
   ackedVersion: bigint('acked_version', { mode: 'number' }).notNull().default(0),
   ackedAt: timestamp('acked_at', { withTimezone: true, mode: 'date' }),
 });
+
+/** What a staff member of the support console may do (src/console/roles.ts). */
+export const STAFF_ROLES = ['admin', 'support', 'viewer', 'partner'] as const;
+export type StaffRole = (typeof STAFF_ROLES)[number];
+
+/**
+ * People of the support console (src/console/): staff, or a partner's people who see one company.
+ * Never an API key. A person chooses a password (argon2id) and enrols a TOTP second factor through
+ * a setup link (its SHA-256 kept here, valid 24 hours); the TOTP secret is kept encrypted
+ * (AES-256-GCM with CONSOLE_SECRET_KEY, src/console/secret-box.ts).
+ */
+export const staffAccounts = pgTable(
+  'staff_accounts',
+  {
+    id: serial('id').primaryKey(),
+    /** Lower case: one account per address. */
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    role: text('role', { enum: STAFF_ROLES }).notNull(),
+    /** The one company a partner account sees; null for staff. */
+    companyId: integer('company_id').references(() => companies.id),
+    passwordHash: text('password_hash'),
+    totpSecretSealed: text('totp_secret_sealed'),
+    /** The TOTP secret shown on the setup page until the person confirms it with a code. */
+    totpPendingSealed: text('totp_pending_sealed'),
+    /** The last TOTP time step accepted: a code is accepted once. */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+    setupTokenHash: text('setup_token_hash'),
+    setupExpiresAt: timestamp('setup_expires_at', { withTimezone: true, mode: 'date' }),
+    disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('staff_accounts_email_key').on(t.email),
+    uniqueIndex('staff_accounts_setup_token_key').on(t.setupTokenHash),
+    check('staff_accounts_role_check', sql`${t.role} in ('admin', 'support', 'viewer', 'partner')`),
+    check(
+      'staff_accounts_partner_company_check',
+      sql`(${t.role} = 'partner') = (${t.companyId} is not null)`,
+    ),
+  ],
+);
+
+/**
+ * Console sessions, kept server side: the cookie holds a random token whose SHA-256 is the id.
+ * Ending a session (logout, disable, reset) deletes its row: it ends at once on every instance.
+ */
+export const staffSessions = pgTable(
+  'staff_sessions',
+  {
+    id: text('id').primaryKey(),
+    staffId: integer('staff_id')
+      .notNull()
+      .references(() => staffAccounts.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('staff_sessions_staff_idx').on(t.staffId)],
+);
+
+/**
+ * Failed console logins, by account (`email:` and the address typed) and by client address
+ * (`ip:`), and the locks they caused (src/console/throttle.ts).
+ */
+export const consoleLoginFailures = pgTable(
+  'console_login_failures',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    subject: text('subject').notNull(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('console_login_failures_subject_at_idx').on(t.subject, t.at)],
+);
+
+export const consoleLoginLocks = pgTable('console_login_locks', {
+  subject: text('subject').primaryKey(),
+  until: timestamp('until', { withTimezone: true, mode: 'date' }).notNull(),
+});
+
+/**
+ * The key of the TOTP secrets where CONSOLE_SECRET_KEY is not set (development, the demo; never
+ * with NODE_ENV=production): generated once, kept in the database beside what it seals.
+ */
+export const consoleDevelopmentKey = pgTable(
+  'console_development_key',
+  {
+    singleton: boolean('singleton').primaryKey().default(true),
+    key: text('key').notNull(),
+  },
+  (t) => [check('console_development_key_singleton_check', sql`${t.singleton}`)],
+);

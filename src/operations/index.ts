@@ -62,6 +62,7 @@ import { listCounterOperations } from './list-counters.js';
 import { lookUpCustomers, lookUpInvoices } from './lists.js';
 import { listPendingPosSync } from './pos.js';
 import { requestOperations } from './requests.js';
+import { staffOperations } from './staff.js';
 import { createTax, listTaxes } from './taxes.js';
 import { webhookOperations } from './webhooks.js';
 
@@ -287,6 +288,7 @@ export const operations = {
   ...listCounterOperations,
   ...requestOperations,
   ...deprecationOperations,
+  ...staffOperations,
 };
 
 export type OperationName = keyof typeof operations;
@@ -349,6 +351,7 @@ const GROUP_OBJECTS: Record<string, string> = {
   payments: 'payment',
   movements: 'payment',
   webhooks: 'webhook',
+  staff: 'staff',
 };
 
 function defaultTarget(name: OperationName, args: unknown, result: unknown): AuditTarget {

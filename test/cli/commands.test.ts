@@ -688,6 +688,17 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
     );
     await json(['deprecations', 'usage'], ['days', 'uses']);
     await json(['keys', 'revoke', String(newKey.id)], ['id', 'revoked_at']);
+    const STAFF = ['id', 'email', 'name', 'role', 'company_id', 'state', 'created_at'];
+    const person = await json(
+      ['staff', 'create', '--email', 'walk@example.co.mz', '--name', 'Walk', '--role', 'viewer'],
+      [...STAFF, 'setup_path', 'setup_expires_at'],
+    );
+    await json(['staff', 'list'], ['staff']);
+    await json(
+      ['staff', 'reset', String(person.id)],
+      [...STAFF, 'setup_path', 'setup_expires_at', 'sessions_ended'],
+    );
+    await json(['staff', 'disable', String(person.id)], [...STAFF, 'sessions_ended']);
     await json(['audit', '--limit', '3'], ['entries']);
     // The counters the demo's writes kept agree with its rows (the differences: test/operations/list-counters.test.ts).
     await json(

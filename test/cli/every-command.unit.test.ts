@@ -116,6 +116,17 @@ const BAD_ARGUMENTS: Record<string, string[][]> = {
   ],
   'requests show': [['nope'], ['req_123'], []],
   'deprecations usage': [['extra'], ['--bogus']],
+  'staff create': [
+    ['--email', 'not-an-address', '--name', 'Ana', '--role', 'admin'],
+    ['--email', 'ana@example.co.mz', '--name', 'Ana', '--role', 'owner'],
+    ['--email', 'ana@example.co.mz', '--name', 'Ana', '--role', 'partner'],
+    ['--email', 'ana@example.co.mz', '--name', 'Ana', '--role', 'support', '--company', '1'],
+    ['--email', 'ana@example.co.mz', '--name', 'Ana', '--role', 'partner', '--company', 'x'],
+    ['--email', 'ana@example.co.mz', '--name', 'Ana'],
+  ],
+  'staff list': [['extra']],
+  'staff disable': [['x'], []],
+  'staff reset': [['0'], []],
 };
 
 describe('every operator command', () => {

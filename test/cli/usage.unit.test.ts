@@ -58,6 +58,11 @@ const OPERATOR_COMMANDS = [
   'deprecations usage',
   // issue 40: usage from the request log's hourly rollups (the console's /usage page)
   'usage',
+  // issue 40: the support console's people
+  'staff create',
+  'staff list',
+  'staff disable',
+  'staff reset',
 ];
 
 describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {

@@ -27,6 +27,8 @@ function baseEnv(): Record<string, string> {
     PORT: '0',
     // The docs server has its own tests (test/docs/); these servers do not start it.
     DOCS_PORT: 'off',
+    // Nor the support console (test/console/).
+    CONSOLE_PORT: 'off',
     // A stop is immediate (no drain even with OPS_PORT); test/cli/shutdown.test.ts sets its own.
     SHUTDOWN_DRAIN_MS: '0',
     RATE_LIMIT_KEY_PER_MINUTE: '100000',

@@ -43,6 +43,7 @@ export async function startServerProcess(
       ...process.env,
       LOG_LEVEL: 'warn',
       DOCS_PORT: 'off',
+      CONSOLE_PORT: 'off',
       ...env,
       PORT: String(listenPort),
       HOST: '127.0.0.1',

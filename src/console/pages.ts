@@ -1,0 +1,665 @@
+// The console's pages, one handler per row of src/console/roles.ts (the type makes every row have
+// one). Reads use the operations' reads or plain queries; every change to companies, keys,
+// webhooks and staff is an operation of the CLI's table (src/operations/index.ts), run in this
+// process with the staff member as the actor, so it is audited and takes effect as a CLI change
+// does. Sign-in, setup and sign-out are the console's own.
+import { and, count, eq, isNull, max, sql } from 'drizzle-orm';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  apiKeys,
+  companies,
+  idempotencyKeys,
+  requestLog,
+  staffAccounts,
+  webhookEndpoints,
+} from '../db/schema.js';
+import type { TextKey, UiLanguage } from '../i18n/catalog.js';
+import { OperationError } from '../operations/errors.js';
+import { executeOperation, type OperationName, type OperationResult } from '../operations/index.js';
+import { tokenDigest } from '../operations/staff.js';
+import type { ConsoleDeps, cookieNames } from './context.js';
+import {
+  hashPassword,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  newTotpSecret,
+  passwordMatches,
+  totpQrSvg,
+  totpStep,
+  totpUri,
+} from './credentials.js';
+import type { RouteKey } from './roles.js';
+import { endSession, pruneSessions, type StaffMember, startSession } from './sessions.js';
+import { clearFailures, isLocked, recordFailure, subjectsOf } from './throttle.js';
+
+export interface RenderOptions {
+  status?: number;
+  notice?: string | undefined;
+  error?: string | undefined;
+}
+
+export interface PageContext {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  deps: ConsoleDeps;
+  lang: UiLanguage;
+  t(key: TextKey, params?: Record<string, string | number>): string;
+  staff: StaffMember | null;
+  cookies: ReturnType<typeof cookieNames>;
+  render(view: string, title: string, data?: object, options?: RenderOptions): FastifyReply;
+}
+
+type Handler = (page: PageContext) => Promise<FastifyReply> | FastifyReply;
+
+type Form = Record<string, string | undefined>;
+const form = (page: PageContext): Form => (page.request.body ?? {}) as Form;
+const params = (page: PageContext) => page.request.params as Record<string, string>;
+const query = (page: PageContext) => page.request.query as Record<string, string | undefined>;
+
+function notFound(page: PageContext): FastifyReply {
+  const text = page.t('error.not_found');
+  return page.render('message', text, {}, { status: 404, error: text });
+}
+
+/** The operation's refusal, shown on a page of its own (422), never a 500. */
+function refused(page: PageContext, error: unknown): FastifyReply {
+  if (!(error instanceof OperationError)) throw error;
+  const text = page.t('error.refused', { message: error.message });
+  return page.render('message', page.t('error.bad_request'), {}, { status: 422, error: text });
+}
+
+function actorName(staff: StaffMember): string {
+  return `console:${staff.email}`;
+}
+
+function run<N extends OperationName>(
+  page: PageContext,
+  name: N,
+  raw: Record<string, unknown>,
+): Promise<OperationResult<N>> {
+  const staff = page.staff;
+  if (!staff) throw new Error('an operation needs a signed-in person');
+  const args = Object.fromEntries(
+    Object.entries(raw).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  return executeOperation(page.deps.setup, name, args, actorName(staff));
+}
+
+const can = (page: PageContext) => ({
+  support: page.staff !== null && ['support', 'admin'].includes(page.staff.role),
+});
+
+function idParam(text: string | undefined): number | null {
+  return text && /^[1-9][0-9]{0,8}$/.test(text) ? Number(text) : null;
+}
+
+/** The company of the path, when this person may see it: a partner sees only its own. */
+async function visibleCompany(page: PageContext) {
+  const id = idParam(params(page).id);
+  if (id === null) return null;
+  if (page.staff?.role === 'partner' && page.staff.companyId !== id) return null;
+  const [company] = await page.deps.handle.db.select().from(companies).where(eq(companies.id, id));
+  return company
+    ? {
+        id: company.id,
+        name: company.name,
+        nuit: company.nuit,
+        partner_api_enabled: company.partnerApiEnabled,
+      }
+    : null;
+}
+
+function safeNext(next: string | undefined): string | null {
+  return next && /^\/[A-Za-z0-9/_?=&%.-]*$/.test(next) && !next.startsWith('//') ? next : null;
+}
+
+function home(staff: StaffMember): string {
+  return staff.role === 'partner' ? `/companies/${staff.companyId}` : '/companies';
+}
+
+// ---- sign-in, setup, sign-out ----
+
+async function login(page: PageContext): Promise<FastifyReply> {
+  const body = form(page);
+  const email = (body.email ?? '').trim().toLowerCase().slice(0, 254);
+  const show = (status: number, key: TextKey) =>
+    page.render(
+      'login',
+      page.t('login.title'),
+      { email, next: body.next ?? '' },
+      { status, error: page.t(key) },
+    );
+  const db = page.deps.handle.db;
+  const subjects = subjectsOf(email, page.request.ip);
+  if (await isLocked(db, subjects)) return show(429, 'login.locked');
+  const [account] = email
+    ? await db
+        .select()
+        .from(staffAccounts)
+        .where(and(eq(staffAccounts.email, email), isNull(staffAccounts.disabledAt)))
+    : [];
+  // The same work and the same answer for an unknown e-mail and a wrong password.
+  const passwordOk = await passwordMatches(
+    account?.passwordHash ?? null,
+    (body.password ?? '').slice(0, MAX_PASSWORD_LENGTH),
+  );
+  const secret = account?.totpSecretSealed ? page.deps.box.open(account.totpSecretSealed) : null;
+  const step =
+    passwordOk && secret ? await totpStep(secret, body.code ?? '', account?.totpLastStep ?? null) : null;
+  if (!account || step === null) {
+    await recordFailure(db, subjects);
+    return show(401, 'login.failed');
+  }
+  // The code is used: it is not accepted again (a step is 30 seconds).
+  const [used] = await db
+    .update(staffAccounts)
+    .set({ totpLastStep: step })
+    .where(and(eq(staffAccounts.id, account.id), sql`coalesce(${staffAccounts.totpLastStep}, -1) < ${step}`))
+    .returning({ id: staffAccounts.id });
+  if (!used) {
+    await recordFailure(db, subjects);
+    return show(401, 'login.failed');
+  }
+  await clearFailures(db, subjects);
+  // A new session id at every login: whatever cookie came with the form is ended, never kept.
+  const previous = page.request.cookies[page.cookies.session];
+  if (previous) await endSession(db, previous);
+  const token = await startSession(db, account.id);
+  // Sessions past their limits go now and then (each is refused when used anyway).
+  await pruneSessions(db);
+  page.reply.setCookie(page.cookies.session, token, page.cookies.options);
+  const staff: StaffMember = {
+    id: account.id,
+    email: account.email,
+    name: account.name,
+    role: account.role,
+    companyId: account.companyId,
+  };
+  return page.reply.redirect(safeNext(body.next) ?? home(staff), 303);
+}
+
+async function setupAccount(page: PageContext) {
+  const token = params(page).token ?? '';
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+  const [account] = await page.deps.handle.db
+    .select()
+    .from(staffAccounts)
+    .where(
+      and(
+        eq(staffAccounts.setupTokenHash, tokenDigest(token)),
+        isNull(staffAccounts.disabledAt),
+        sql`${staffAccounts.setupExpiresAt} > now()`,
+      ),
+    );
+  return account ?? null;
+}
+
+async function renderSetup(
+  page: PageContext,
+  account: typeof staffAccounts.$inferSelect,
+  options: RenderOptions = {},
+) {
+  const box = page.deps.box;
+  let secret = account.totpPendingSealed ? box.open(account.totpPendingSealed) : null;
+  if (!secret) {
+    secret = newTotpSecret();
+    await page.deps.handle.db
+      .update(staffAccounts)
+      .set({ totpPendingSealed: box.seal(secret) })
+      .where(eq(staffAccounts.id, account.id));
+  }
+  const qr = await totpQrSvg(totpUri(secret, account.email));
+  return page.render(
+    'setup',
+    page.t('setup.title'),
+    { token: params(page).token, name: account.name, secret, qr, min: MIN_PASSWORD_LENGTH },
+    options,
+  );
+}
+
+function setupInvalid(page: PageContext) {
+  const text = page.t('setup.invalid');
+  return page.render('message', page.t('setup.title'), {}, { status: 404, error: text });
+}
+
+async function completeSetup(page: PageContext): Promise<FastifyReply> {
+  const account = await setupAccount(page);
+  if (!account) return setupInvalid(page);
+  const body = form(page);
+  const password = body.password ?? '';
+  const problem = (key: TextKey) =>
+    renderSetup(page, account, { status: 422, error: page.t(key, { min: MIN_PASSWORD_LENGTH }) });
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH)
+    return problem('setup.too_short');
+  if (password !== body.confirm) return problem('setup.mismatch');
+  const secret = account.totpPendingSealed ? page.deps.box.open(account.totpPendingSealed) : null;
+  const step = secret ? await totpStep(secret, body.code ?? '', null) : null;
+  if (!secret || step === null) return problem('setup.bad_code');
+  const db = page.deps.handle.db;
+  const [done] = await db
+    .update(staffAccounts)
+    .set({
+      passwordHash: await hashPassword(password),
+      totpSecretSealed: account.totpPendingSealed,
+      totpPendingSealed: null,
+      // The enrolment's code is used: the first login needs the next one.
+      totpLastStep: step,
+      setupTokenHash: null,
+      setupExpiresAt: null,
+    })
+    .where(
+      and(eq(staffAccounts.id, account.id), eq(staffAccounts.setupTokenHash, account.setupTokenHash ?? '')),
+    )
+    .returning({ id: staffAccounts.id });
+  if (!done) return setupInvalid(page);
+  return page.render(
+    'login',
+    page.t('login.title'),
+    { email: account.email, next: '' },
+    { notice: page.t('setup.done') },
+  );
+}
+
+// ---- companies and keys ----
+
+async function companiesPage(page: PageContext): Promise<FastifyReply> {
+  const q = (query(page).q ?? '').trim().slice(0, 200);
+  const db = page.deps.handle.db;
+  const folded = q.toLowerCase();
+  const all = (await run(page, 'companies.list', {})).companies.filter(
+    (c) =>
+      q === '' ||
+      String(c.id) === q ||
+      c.name.toLowerCase().includes(folded) ||
+      (c.nuit ?? '').replace(/\s+/g, '').includes(q.replace(/\s+/g, '')),
+  );
+  const shown = all.slice(0, 100);
+  const ids = shown.map((c) => c.id);
+  const keyCounts = ids.length
+    ? await db
+        .select({ companyId: apiKeys.companyId, n: count() })
+        .from(apiKeys)
+        .where(
+          and(
+            isNull(apiKeys.revokedAt),
+            sql`${apiKeys.expiresAt} > now()`,
+            sql`${apiKeys.companyId} in ${ids}`,
+          ),
+        )
+        .groupBy(apiKeys.companyId)
+    : [];
+  const rows = await Promise.all(
+    shown.map(async (c) => {
+      const [last] = await db
+        .select({ at: max(requestLog.at) })
+        .from(requestLog)
+        .where(eq(requestLog.companyId, c.id));
+      return {
+        ...c,
+        keys: keyCounts.find((k) => k.companyId === c.id)?.n ?? 0,
+        last_request: last?.at ? new Date(last.at).toISOString() : null,
+      };
+    }),
+  );
+  return page.render('companies', page.t('companies.title'), { companies: rows, q });
+}
+
+async function companyPage(page: PageContext, notice?: string): Promise<FastifyReply> {
+  const company = await visibleCompany(page);
+  if (!company) return notFound(page);
+  const db = page.deps.handle.db;
+  const [keys] = await db
+    .select({ n: count() })
+    .from(apiKeys)
+    .where(
+      and(eq(apiKeys.companyId, company.id), isNull(apiKeys.revokedAt), sql`${apiKeys.expiresAt} > now()`),
+    );
+  const [endpoints] = await db
+    .select({ n: count() })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.companyId, company.id));
+  return page.render(
+    'company',
+    page.t('company.title', { id: company.id, name: company.name }),
+    { company, activeKeys: keys?.n ?? 0, endpoints: endpoints?.n ?? 0, can: can(page) },
+    { notice },
+  );
+}
+
+async function setApi(page: PageContext): Promise<FastifyReply> {
+  const company = await visibleCompany(page);
+  if (!company) return notFound(page);
+  const enable = form(page).enabled === 'true';
+  try {
+    await run(page, enable ? 'companies.enable-api' : 'companies.disable-api', { id: company.id });
+  } catch (error) {
+    return refused(page, error);
+  }
+  return page.reply.redirect(`/companies/${company.id}?done=${enable ? 'api-on' : 'api-off'}`, 303);
+}
+
+async function keysPage(page: PageContext, created?: OperationResult<'keys.create'>): Promise<FastifyReply> {
+  const company = await visibleCompany(page);
+  if (!company) return notFound(page);
+  const { keys } = await run(page, 'keys.list', { company: company.id });
+  return page.render('keys', page.t('keys.title', { name: company.name }), {
+    company,
+    keys,
+    created,
+    can: can(page),
+  });
+}
+
+async function createKey(page: PageContext): Promise<FastifyReply> {
+  const company = await visibleCompany(page);
+  if (!company) return notFound(page);
+  const body = form(page);
+  let created: OperationResult<'keys.create'>;
+  try {
+    created = await run(page, 'keys.create', {
+      company: company.id,
+      mode: body.mode,
+      scopes: body.scopes,
+      days: body.days,
+    });
+  } catch (error) {
+    return refused(page, error);
+  }
+  // The secret is in this answer only (never in a URL, never stored).
+  return keysPage(page, created);
+}
+
+async function keyOf(page: PageContext) {
+  const company = await visibleCompany(page);
+  const keyId = idParam(params(page).keyId);
+  if (!company || keyId === null) return null;
+  const { keys } = await run(page, 'keys.list', { company: company.id });
+  const key = keys.find((k) => k.id === keyId);
+  return key ? { company, key } : null;
+}
+
+const DONE_NOTICES: Record<string, TextKey> = { revoked: 'key.revoked' };
+
+async function keyPage(page: PageContext, rolled?: OperationResult<'keys.roll'>): Promise<FastifyReply> {
+  const found = await keyOf(page);
+  if (!found) return notFound(page);
+  const done = query(page).done;
+  const notice =
+    done && DONE_NOTICES[done] ? page.t(DONE_NOTICES[done] as TextKey, { id: found.key.id }) : undefined;
+  return page.render(
+    'key',
+    page.t('key.title', { id: found.key.id }),
+    { ...found, rolled, can: can(page) },
+    { notice },
+  );
+}
+
+async function rollKey(page: PageContext): Promise<FastifyReply> {
+  const found = await keyOf(page);
+  if (!found) return notFound(page);
+  let rolled: OperationResult<'keys.roll'>;
+  try {
+    rolled = await run(page, 'keys.roll', { id: found.key.id, grace: form(page).grace });
+  } catch (error) {
+    return refused(page, error);
+  }
+  return keyPage(page, rolled);
+}
+
+async function revokeKey(page: PageContext): Promise<FastifyReply> {
+  const found = await keyOf(page);
+  if (!found) return notFound(page);
+  if (form(page).confirm !== 'yes') {
+    return page.render(
+      'key',
+      page.t('key.title', { id: found.key.id }),
+      { ...found, can: can(page) },
+      {
+        status: 422,
+        error: page.t('key.revoke_needs_confirm'),
+      },
+    );
+  }
+  try {
+    await run(page, 'keys.revoke', { id: found.key.id });
+  } catch (error) {
+    return refused(page, error);
+  }
+  return page.reply.redirect(`/companies/${found.company.id}/keys/${found.key.id}?done=revoked`, 303);
+}
+
+// ---- webhooks ----
+
+async function webhooksPage(page: PageContext): Promise<FastifyReply> {
+  const company = await visibleCompany(page);
+  if (!company) return notFound(page);
+  const { endpoints } = await run(page, 'webhooks.list', { company: company.id });
+  return page.render('webhooks', page.t('webhooks.title', { name: company.name }), { company, endpoints });
+}
+
+async function endpointPage(page: PageContext, notice?: string): Promise<FastifyReply> {
+  const company = await visibleCompany(page);
+  const endpointId = idParam(params(page).endpointId ?? form(page).endpoint);
+  if (!company || endpointId === null) return notFound(page);
+  const { endpoints } = await run(page, 'webhooks.list', { company: company.id });
+  const endpoint = endpoints.find((e) => e.id === endpointId);
+  if (!endpoint) return notFound(page);
+  const { deliveries } = await run(page, 'webhooks.deliveries', { id: endpoint.id, limit: 50 });
+  return page.render(
+    'endpoint',
+    page.t('endpoint.title', { id: endpoint.id }),
+    { company, endpoint, deliveries, can: can(page) },
+    { notice },
+  );
+}
+
+async function resendDelivery(page: PageContext): Promise<FastifyReply> {
+  const company = await visibleCompany(page);
+  if (!company) return notFound(page);
+  const body = form(page);
+  const endpointId = idParam(body.endpoint);
+  const { endpoints } = await run(page, 'webhooks.list', { company: company.id });
+  if (endpointId === null || !endpoints.some((e) => e.id === endpointId)) return notFound(page);
+  const { deliveries } = await run(page, 'webhooks.deliveries', { id: endpointId, limit: 1000 });
+  if (!deliveries.some((d) => d.event_id === body.event)) return notFound(page);
+  try {
+    await run(page, 'webhooks.resend', { event: body.event });
+  } catch (error) {
+    return refused(page, error);
+  }
+  return page.reply.redirect(`/companies/${company.id}/webhooks/${endpointId}`, 303);
+}
+
+// ---- requests, audit, staff ----
+
+async function requestsPage(page: PageContext): Promise<FastifyReply> {
+  const q = query(page);
+  const requestId = q.request_id?.trim();
+  if (requestId) return page.reply.redirect(`/requests/${encodeURIComponent(requestId)}`, 303);
+  const partner = page.staff?.role === 'partner';
+  const company = partner ? String(page.staff?.companyId) : q.company?.trim();
+  const filters = { company: q.company, key: q.key, route: q.route, status: q.status, since: q.since };
+  let requests: OperationResult<'requests.list'>['requests'] | null = null;
+  if (company) {
+    try {
+      requests = (
+        await run(page, 'requests.list', {
+          company,
+          key: q.key?.trim(),
+          route: q.route?.trim(),
+          status: q.status?.trim(),
+          since: q.since?.trim(),
+          limit: 100,
+        })
+      ).requests;
+    } catch (error) {
+      if (!(error instanceof OperationError)) throw error;
+      return page.render(
+        'requests',
+        page.t('requests.title'),
+        { filters, partner, requests: [] },
+        {
+          status: 422,
+          error: page.t('error.refused', { message: error.message }),
+        },
+      );
+    }
+  }
+  return page.render('requests', page.t('requests.title'), { filters, partner, requests });
+}
+
+async function requestPage(page: PageContext): Promise<FastifyReply> {
+  const requestId = params(page).requestId ?? '';
+  let shown: OperationResult<'requests.show'>;
+  try {
+    shown = await run(page, 'requests.show', { request_id: requestId });
+  } catch (error) {
+    if (error instanceof OperationError) return notFound(page);
+    throw error;
+  }
+  // Another company's request is missing, for a partner.
+  if (page.staff?.role === 'partner' && shown.request.company_id !== page.staff.companyId)
+    return notFound(page);
+  let answer: string | null = null;
+  if (shown.record) {
+    const [stored] = await page.deps.handle.db
+      .select({ body: idempotencyKeys.responseBody })
+      .from(idempotencyKeys)
+      .where(
+        and(
+          eq(idempotencyKeys.companyId, shown.request.company_id),
+          eq(idempotencyKeys.apiKeyId, shown.request.api_key_id),
+          eq(idempotencyKeys.key, shown.record.idempotency_key),
+        ),
+      );
+    answer = stored?.body ?? null;
+  }
+  return page.render('request', page.t('request.title', { id: shown.request.request_id }), {
+    r: shown.request,
+    record: shown.record,
+    events: shown.events,
+    answer,
+  });
+}
+
+async function auditPage(page: PageContext): Promise<FastifyReply> {
+  const q = query(page);
+  const filters = { company: q.company?.trim(), since: q.since?.trim() };
+  try {
+    const { entries } = await run(page, 'audit.list', {
+      company: filters.company,
+      since: filters.since,
+      limit: 200,
+    });
+    return page.render('audit', page.t('audit.title'), { entries: entries.reverse(), filters });
+  } catch (error) {
+    if (!(error instanceof OperationError)) throw error;
+    return page.render(
+      'audit',
+      page.t('audit.title'),
+      { entries: [], filters },
+      {
+        status: 422,
+        error: page.t('error.refused', { message: error.message }),
+      },
+    );
+  }
+}
+
+async function staffPage(
+  page: PageContext,
+  link?: { email: string; url: string },
+  notice?: string,
+): Promise<FastifyReply> {
+  const { staff } = await run(page, 'staff.list', {});
+  return page.render('staff', page.t('staff.title'), { staff, link }, { notice });
+}
+
+function consoleUrl(page: PageContext): string {
+  return page.deps.config.urlConfigured
+    ? page.deps.config.url
+    : (page.deps.listeningUrl?.() ?? page.deps.config.url);
+}
+
+async function createStaffMember(page: PageContext): Promise<FastifyReply> {
+  const body = form(page);
+  try {
+    const person = await run(page, 'staff.create', {
+      email: body.email,
+      name: body.name,
+      role: body.role,
+      company: body.role === 'partner' ? body.company : undefined,
+    });
+    return staffPage(page, { email: person.email, url: `${consoleUrl(page)}${person.setup_path}` });
+  } catch (error) {
+    return refused(page, error);
+  }
+}
+
+async function staffAction(
+  page: PageContext,
+  action: 'staff.disable' | 'staff.reset',
+): Promise<FastifyReply> {
+  const id = idParam(params(page).id);
+  if (id === null) return notFound(page);
+  try {
+    const result = await run(page, action, { id });
+    if ('setup_path' in result) {
+      return staffPage(page, { email: result.email, url: `${consoleUrl(page)}${result.setup_path}` });
+    }
+    return staffPage(page, undefined, page.t('staff.disabled', { id }));
+  } catch (error) {
+    return refused(page, error);
+  }
+}
+
+// ---- the table: one handler per route of src/console/roles.ts ----
+
+type PageKey = Exclude<RouteKey, `GET /assets/${string}` | 'GET /favicon.ico'>;
+
+export const PAGES: Record<PageKey, Handler> = {
+  'GET /login': (page) => {
+    if (page.staff) return page.reply.redirect(home(page.staff), 303);
+    return page.render('login', page.t('login.title'), { email: '', next: safeNext(query(page).next) ?? '' });
+  },
+  'POST /login': login,
+  'GET /setup/:token': async (page) => {
+    const account = await setupAccount(page);
+    return account ? renderSetup(page, account) : setupInvalid(page);
+  },
+  'POST /setup/:token': completeSetup,
+  'POST /logout': async (page) => {
+    const token = page.request.cookies[page.cookies.session];
+    if (token) await endSession(page.deps.handle.db, token);
+    page.reply.clearCookie(page.cookies.session, page.cookies.options);
+    return page.render(
+      'login',
+      page.t('login.title'),
+      { email: '', next: '' },
+      { notice: page.t('login.ended') },
+    );
+  },
+  'GET /': (page) => page.reply.redirect(home(page.staff as StaffMember), 303),
+  'GET /companies': companiesPage,
+  'GET /companies/:id': (page) => {
+    const done = query(page).done;
+    const state = done === 'api-on' ? page.t('api.on') : done === 'api-off' ? page.t('api.off') : null;
+    return companyPage(page, state ? page.t('company.api_changed', { state }) : undefined);
+  },
+  'POST /companies/:id/api': setApi,
+  'GET /companies/:id/keys': (page) => keysPage(page),
+  'POST /companies/:id/keys': createKey,
+  'GET /companies/:id/keys/:keyId': (page) => keyPage(page),
+  'POST /companies/:id/keys/:keyId/roll': rollKey,
+  'POST /companies/:id/keys/:keyId/revoke': revokeKey,
+  'GET /companies/:id/webhooks': webhooksPage,
+  'GET /companies/:id/webhooks/:endpointId': (page) => endpointPage(page),
+  'POST /companies/:id/webhooks/resend': resendDelivery,
+  'GET /requests': requestsPage,
+  'GET /requests/:requestId': requestPage,
+  'GET /audit': auditPage,
+  'GET /staff': (page) => staffPage(page),
+  'POST /staff': createStaffMember,
+  'POST /staff/:id/disable': (page) => staffAction(page, 'staff.disable'),
+  'POST /staff/:id/reset': (page) => staffAction(page, 'staff.reset'),
+};

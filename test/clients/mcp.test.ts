@@ -827,6 +827,60 @@ describe('MCP server: the SDK client over stdio and Streamable HTTP, against a r
     for (const request of sent) expect(request.headers.traceparent).toBeUndefined();
   });
 
+  it('over Streamable HTTP, the traceparent header of the MCP request goes on with each of its API requests (decisions.md "Tracing": a caller\'s traceparent is continued); a malformed one does not', async () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    // An HTTP server of its own that reaches the API through the recording proxy.
+    const traced = await startHttpMcp({ baseUrl: proxy.baseUrl }, transcript);
+    const connections: HttpConnection[] = [];
+    try {
+      const [given, malformed, none] = await Promise.all([
+        connectHttp(traced.url, await newKey(), { traceparent, tracestate: 'vendor=2' }),
+        connectHttp(traced.url, await newKey(), {
+          traceparent: `00-${'0'.repeat(32)}-b7ad6b7169203331-01`,
+          tracestate: 'vendor=2',
+        }),
+        connectHttp(traced.url, await newKey()),
+      ]);
+      connections.push(given, malformed, none);
+      const sentBy = async (connection: HttpConnection) => {
+        const before = proxy.requests.length;
+        const result = await connection.client.callTool({
+          name: 'get_customer',
+          arguments: { id: fixture.ana },
+        });
+        expect(result.isError).toBeFalsy();
+        const sent = proxy.requests.slice(before);
+        expect(sent.length).toBeGreaterThan(0);
+        return sent;
+      };
+      for (const request of await sentBy(given)) {
+        expect(request.headers.traceparent).toBe(traceparent);
+        expect(request.headers.tracestate).toBe('vendor=2');
+      }
+      for (const connection of [malformed, none]) {
+        for (const request of await sentBy(connection)) {
+          expect(request.headers.traceparent).toBeUndefined();
+          expect(request.headers.tracestate).toBeUndefined();
+        }
+      }
+      // A `_meta` traceparent of the call wins over the header of the request that carried it.
+      const own = '00-11111111111111111111111111111111-2222222222222222-01';
+      const before = proxy.requests.length;
+      await given.client.callTool({
+        name: 'get_customer',
+        arguments: { id: fixture.ana },
+        _meta: { traceparent: own },
+      });
+      const sent = proxy.requests.slice(before);
+      expect(sent.length).toBeGreaterThan(0);
+      for (const request of sent) expect(request.headers.traceparent).toBe(own);
+      for (const connection of connections) expect(connection.wireErrors).toEqual([]);
+    } finally {
+      for (const connection of connections) await connection.close();
+      await traced.stop();
+    }
+  });
+
   it('the key appears in no output, result or log; stdout carried only the protocol', async () => {
     for (const connection of [stdio, httpWriter]) expect(connection.wireErrors).toEqual([]);
     transcript.add(stdio.stderr());

@@ -124,10 +124,14 @@ export async function startHttpMcp(
 
 export type HttpConnection = McpConnection & { sessionId(): string };
 
-/** An MCP client of the HTTP server, sending `key` as its bearer token. */
-export async function connectHttp(url: string, key: string): Promise<HttpConnection> {
+/** An MCP client of the HTTP server, sending `key` as its bearer token (and `headers` with every request). */
+export async function connectHttp(
+  url: string,
+  key: string,
+  headers: Record<string, string> = {},
+): Promise<HttpConnection> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
+    requestInit: { headers: { ...headers, authorization: `Bearer ${key}` } },
   });
   const client = new Client({ name: 'partner-mcp-test', version: '1.0.0' });
   const wireErrors: Error[] = [];

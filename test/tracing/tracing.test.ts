@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { PartnerApi, responseOf } from '../../clients/typescript/src/index.js';
 import { runInProcess } from '../helpers/cli.js';
 import { createEmptyPostgresDatabase, migratedDataDir, testStorage } from '../helpers/database.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
@@ -192,6 +193,30 @@ describe('tracing on: OTLP/HTTP to a receiver', () => {
         type.startsWith(protocol === 'http/json' ? 'application/json' : 'application/x-protobuf'),
       ),
     ).toBe(true);
+  });
+
+  it("the official TypeScript client's traceContext is continued: the API's server span is a child of the integrator's span", {
+    timeout: TIMEOUT_MS,
+  }, async () => {
+    const caller = newTraceparent();
+    const client = new PartnerApi({
+      apiKey: account.key,
+      baseUrl: server.baseUrl,
+      traceContext: () => ({ traceparent: caller.traceparent, tracestate: 'parceiro=1' }),
+    });
+    const ping = await client.ping();
+    const inTrace = () => otlp.spans.filter((span) => span.traceId === caller.traceId);
+    await otlp.waitFor(
+      () => inTrace().some((span) => span.parentSpanId === caller.parentId),
+      PATIENCE_MS,
+      "the client's request in its trace",
+    );
+    const root = inTrace().find((span) => span.parentSpanId === caller.parentId);
+    expect(root).toMatchObject({ name: 'GET /api/v1/partner/ping', kind: 2 });
+    expect(root?.attributes).toMatchObject({
+      'invoicing.company_id': account.companyId,
+      'invoicing.request_id': responseOf(ping)?.requestId,
+    });
   });
 
   it("a write's webhook delivery carries the write's traceparent, and its attempt is a span of that trace", {

@@ -32,6 +32,10 @@ final class PartnerApi
      * @param float $retryBudget seconds a call may wait between its attempts in total (60: a database failover is outlasted)
      * @param (callable(DeprecationInfo): void)|null $onDeprecation called once per call site when an answer
      *        says the call uses something deprecated; default: an E_USER_DEPRECATED (trigger_error)
+     * @param (callable(): (array<string, mixed>|null))|null $traceContext asked once per call: the trace
+     *        context of your current span (['traceparent' => ..., 'tracestate' => ...], e.g. the carrier
+     *        OpenTelemetry's TraceContextPropagator::inject fills), sent as the W3C headers so that the
+     *        API's spans join your trace; a malformed value is not sent (and never throws)
      */
     public function __construct(
         string $apiKey,
@@ -45,6 +49,7 @@ final class PartnerApi
         ?callable $onPace = null,
         float $retryBudget = Transport::DEFAULT_RETRY_BUDGET,
         ?callable $onDeprecation = null,
+        ?callable $traceContext = null,
     ) {
         if ($apiKey === '') {
             throw new \InvalidArgumentException('apiKey is required');
@@ -70,6 +75,7 @@ final class PartnerApi
             $this->pacer,
             $retryBudget,
             deprecations: new Deprecations($onDeprecation),
+            traceContext: $traceContext,
         );
         $this->customers = new Customers($this->transport);
         $this->products = new Products($this->transport);

@@ -16,7 +16,9 @@ namespace Invoicing\PartnerApi;
  * - never retried: any other 4xx, including 409 idempotency_key_reuse;
  * - a write is encoded once and carries one Idempotency-Key: every attempt sends the same bytes with
  *   the same key, so the API creates the record once and replays its answer to a retry;
- * - before every attempt the pacer waits while a rate limit it knows of is exhausted.
+ * - before every attempt the pacer waits while a rate limit it knows of is exhausted;
+ * - the caller's trace context ($traceContext), asked once per call, goes with every attempt as the
+ *   W3C traceparent/tracestate headers; a malformed one (or a hook that throws) is not sent.
  *
  * @internal
  */
@@ -27,6 +29,10 @@ final class Transport
     /** Defaults of the retries: the budget outlasts a database failover (30-40 s). */
     public const DEFAULT_RETRY_BUDGET = 60.0;
     public const DEFAULT_MAX_RETRIES = 15;
+    /** A W3C traceparent: version (not ff), trace id, parent id (neither all zeros), flags; lower case. */
+    private const TRACEPARENT = '/^(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/D';
+    /** A tracestate fit for a header: printable ASCII, at most 512 characters. */
+    private const TRACESTATE = '/^[\x20-\x7e]{1,512}$/D';
 
     /** @var \CurlHandle|null one handle: reads reuse its kept-alive connection, writes never do */
     private ?\CurlHandle $curl = null;
@@ -35,6 +41,7 @@ final class Transport
     /**
      * @param (callable(RetryInfo): void)|null $onRetry
      * @param (\Closure(float): void)|null $sleep the wait between attempts (tests record it); default usleep
+     * @param (callable(): (array<string, mixed>|null))|null $traceContext the caller's trace context
      */
     public function __construct(
         private readonly string $apiKey,
@@ -49,7 +56,34 @@ final class Transport
         private readonly float $retryBudget = self::DEFAULT_RETRY_BUDGET,
         private readonly ?\Closure $sleep = null,
         private readonly ?Deprecations $deprecations = null,
+        private readonly mixed $traceContext = null,
     ) {
+    }
+
+    /**
+     * The trace headers for the hook's answer: traceparent only if well formed, tracestate only with
+     * it and only if fit for a header. Never throws: tracing never breaks a call.
+     *
+     * @return list<string>
+     */
+    public static function traceHeaders(mixed $hook): array
+    {
+        if (!is_callable($hook)) {
+            return [];
+        }
+        try {
+            $context = $hook();
+        } catch (\Throwable) {
+            return [];
+        }
+        $parent = is_array($context) && is_string($context['traceparent'] ?? null) ? trim($context['traceparent']) : '';
+        if (preg_match(self::TRACEPARENT, $parent) !== 1) {
+            return [];
+        }
+        $state = is_string($context['tracestate'] ?? null) ? trim($context['tracestate']) : '';
+        return preg_match(self::TRACESTATE, $state) === 1
+            ? ['traceparent: ' . $parent, 'tracestate: ' . $state]
+            : ['traceparent: ' . $parent];
     }
 
     public function lastResponse(): ?Response
@@ -70,6 +104,7 @@ final class Transport
             'User-Agent: ' . $this->userAgent,
             // No "Expect: 100-continue" round trip before a body.
             'Expect:',
+            ...self::traceHeaders($this->traceContext),
         ];
         if ($body !== null) {
             $headers[] = 'Content-Type: application/json';

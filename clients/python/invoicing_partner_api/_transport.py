@@ -12,6 +12,8 @@
   the same key, so the API creates the record once and replays its answer to a retry.
 - Before every attempt the pacer (_pacing.py) waits while a rate limit it knows of is exhausted.
 - A redirect is never followed (it would carry the Authorization header elsewhere): a 3xx fails.
+- The caller's trace context (``trace_context``), asked once per call, goes with every attempt as
+  the W3C ``traceparent``/``tracestate`` headers; a malformed one (or a hook that raises) is not sent.
 - Answers are asked for gzip-compressed (a page of 100 invoices travels as about 8 KB instead of
   65 KB) and decoded here with the standard library.
 """
@@ -23,6 +25,7 @@ import gzip
 import http.client
 import json
 import random
+import re
 import socket
 import time
 import urllib.error
@@ -62,6 +65,33 @@ MAX_BACKOFF = 10.0
 DEFAULT_RETRY_BUDGET = 60.0
 DEFAULT_MAX_RETRIES = 15
 
+#: A W3C traceparent: version (not ff), trace id, parent id (neither all zeros), flags; lower case.
+_TRACEPARENT = re.compile(r"(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}")
+#: A tracestate fit for a header: printable ASCII, at most 512 characters.
+_TRACESTATE = re.compile(r"[\x20-\x7e]{1,512}")
+
+TraceContextHook = Callable[[], Optional[Mapping[str, Any]]]
+
+
+def trace_headers(hook: Optional[TraceContextHook]) -> Dict[str, str]:
+    """The trace headers for the hook's answer: ``traceparent`` only if well formed, ``tracestate``
+    only with it and only if fit for a header. Never raises: tracing never breaks a call."""
+    if hook is None:
+        return {}
+    try:
+        context = hook()
+    except Exception:
+        return {}
+    if not isinstance(context, Mapping):
+        return {}
+    parent = context.get("traceparent")
+    parent = parent.strip() if isinstance(parent, str) else ""
+    if not _TRACEPARENT.fullmatch(parent):
+        return {}
+    state = context.get("tracestate")
+    state = state.strip() if isinstance(state, str) else ""
+    return {"traceparent": parent, "tracestate": state} if _TRACESTATE.fullmatch(state) else {"traceparent": parent}
+
 
 @dataclass(frozen=True)
 class RetryInfo:
@@ -100,6 +130,7 @@ class Transport:
         rand: Callable[[], float] = random.random,
         sleep: Callable[[float], None] = time.sleep,
         deprecations: Optional[Deprecations] = None,
+        trace_context: Optional[TraceContextHook] = None,
     ) -> None:
         self._api_key = api_key
         self._base_url = base_url.rstrip("/")
@@ -121,6 +152,7 @@ class Transport:
         self._random = rand
         self._sleep = sleep
         self._deprecations = deprecations
+        self._trace_context = trace_context
 
     def call(
         self,
@@ -137,6 +169,7 @@ class Transport:
             "Accept": "application/json",
             "Accept-Encoding": "gzip",
             "User-Agent": self._user_agent,
+            **trace_headers(self._trace_context),
         }
         if body is not None:
             headers["Content-Type"] = "application/json"

@@ -10,7 +10,14 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 from ._deprecation import DeprecationInfo, Deprecations
 from ._json import IsMoney, encode_json, invoice_money, no_money, product_money
 from ._pacing import Pacer, PaceInfo, RateLimitState
-from ._transport import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, RetryInfo, Transport, no_redirect_opener
+from ._transport import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_RETRY_BUDGET,
+    RetryInfo,
+    TraceContextHook,
+    Transport,
+    no_redirect_opener,
+)
 from .errors import Response
 
 __version__ = "1.0.0"
@@ -132,6 +139,10 @@ class PartnerApi:
 
     ``api_key``: ``svc_sk_live_...`` (reads and writes) or ``svc_sk_test_...`` (reads only).
     ``base_url``: the API's address, ending in ``/api/v1/partner``.
+    ``trace_context``: asked once per call, the trace context of your current span (a mapping with
+    ``traceparent`` and maybe ``tracestate``, e.g. the carrier OpenTelemetry's ``inject`` fills),
+    sent as the W3C headers so that the API's spans join your trace; a malformed value is not sent
+    (and never raises).
     """
 
     def __init__(
@@ -149,6 +160,7 @@ class PartnerApi:
         on_pace: Optional[Callable[[PaceInfo], None]] = None,
         opener: Optional[urllib.request.OpenerDirector] = None,
         on_deprecation: Optional[Callable[[DeprecationInfo], None]] = None,
+        trace_context: Optional[TraceContextHook] = None,
     ) -> None:
         if not isinstance(api_key, str) or not api_key:
             raise TypeError("api_key is required")
@@ -178,6 +190,7 @@ class PartnerApi:
             opener=opener if opener is not None else no_redirect_opener(),
             # Answers that say the call uses something deprecated: once per call site.
             deprecations=Deprecations(on_deprecation),
+            trace_context=trace_context,
         )
         self._transport = transport
         self.customers = Customers(transport)

@@ -9,6 +9,7 @@ import {
   type FetchFunction,
   type ResponseInfo,
   type RetryInfo,
+  type TraceContext,
   Transport,
 } from './transport.js';
 import type {
@@ -66,6 +67,13 @@ export interface PartnerApiOptions {
    * (`Deprecation`/`Sunset` headers). Default: a process warning (DeprecationWarning).
    */
   onDeprecation?: (info: DeprecationInfo) => void;
+  /**
+   * Asked once per call: the trace context of your current span, sent with each attempt as the W3C
+   * `traceparent` (and `tracestate`) headers, so that the API's spans join your trace. With
+   * OpenTelemetry: `() => { const c = {}; propagation.inject(context.active(), c); return c; }`.
+   * A malformed value is not sent (and never throws).
+   */
+  traceContext?: () => TraceContext | null | undefined;
 }
 
 /** Options of a read. */
@@ -143,6 +151,7 @@ export class PartnerApi {
       ),
       userAgent: `invoicing-partner-api-typescript/${VERSION}`,
       onRetry: options.onRetry,
+      traceContext: options.traceContext,
       pacer: this.pacer,
       random: Math.random,
     });

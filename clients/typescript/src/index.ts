@@ -29,7 +29,7 @@ export {
   StoreKeyMismatchError,
 } from './offline/queue.js';
 export type { PaceInfo, RateLimitState, RequestKind } from './pacing.js';
-export type { FetchFunction, FetchResponse, ResponseInfo, RetryInfo } from './transport.js';
+export type { FetchFunction, FetchResponse, ResponseInfo, RetryInfo, TraceContext } from './transport.js';
 export type * from './types.js';
 export {
   type VerifyWebhookOptions,

@@ -10,7 +10,9 @@
 // - a write is encoded once and carries one Idempotency-Key: every attempt sends the same bytes
 //   with the same key, so the API creates the record once and replays its answer to a retry;
 // - before every attempt, the pacer (pacing.ts) waits while a rate limit it knows of is exhausted;
-// - a redirect is never followed (it would carry the Authorization header elsewhere): a 3xx fails.
+// - a redirect is never followed (it would carry the Authorization header elsewhere): a 3xx fails;
+// - the caller's trace context (`traceContext`), asked once per call, goes with every attempt as the
+//   W3C `traceparent`/`tracestate` headers; a malformed one (or a hook that throws) is not sent.
 import { ERROR_CODES, PartnerApiError, PartnerApiNetworkError, type RateLimitInfo } from './errors.js';
 import type { Pacer, RequestKind, Ticket } from './pacing.js';
 import type { ErrorCode } from './types.js';
@@ -34,6 +36,37 @@ export type FetchFunction = (
     redirect: 'manual';
   },
 ) => Promise<FetchResponse>;
+
+/** The W3C trace context of the caller's current span (e.g. what OpenTelemetry's `propagation.inject` writes). */
+export interface TraceContext {
+  traceparent?: string | undefined;
+  tracestate?: string | undefined;
+}
+
+/** A W3C `traceparent`: version (not ff), trace id, parent id (neither all zeros), flags; lower case. */
+const TRACEPARENT = /^(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+/** A `tracestate` fit for a header: printable ASCII, at most 512 characters (W3C). */
+const TRACESTATE = /^[\x20-\x7e]{1,512}$/;
+
+/**
+ * The trace headers to send for `hook`'s answer: `traceparent` only if well formed, `tracestate`
+ * only with it and only if fit for a header. Never throws: tracing never breaks a call.
+ */
+export function traceHeaders(
+  hook: (() => TraceContext | null | undefined) | undefined,
+): Record<string, string> {
+  if (!hook) return {};
+  let context: TraceContext | null | undefined;
+  try {
+    context = hook();
+  } catch {
+    return {};
+  }
+  const traceparent = typeof context?.traceparent === 'string' ? context.traceparent.trim() : '';
+  if (!TRACEPARENT.test(traceparent)) return {};
+  const tracestate = typeof context?.tracestate === 'string' ? context.tracestate.trim() : '';
+  return TRACESTATE.test(tracestate) ? { traceparent, tracestate } : { traceparent };
+}
 
 /** The longest backoff wait (a Retry-After may ask for more, up to `maxRetryWaitMs`). */
 export const MAX_BACKOFF_MS = 10_000;
@@ -67,6 +100,8 @@ export interface TransportOptions {
   fetch: FetchFunction;
   userAgent: string;
   onRetry: ((info: RetryInfo) => void) | undefined;
+  /** Asked once per call: the caller's trace context, sent with each of its attempts. */
+  traceContext?: (() => TraceContext | null | undefined) | undefined;
   /** Null: no pacing. */
   pacer: Pacer | null;
   /** A number in [0, 1): the jitter of the backoff. */
@@ -120,6 +155,7 @@ export class Transport {
       // platform's fetch decodes them. A fetch given in the options must decode them too.
       'accept-encoding': 'br, gzip',
       'user-agent': this.options.userAgent,
+      ...traceHeaders(this.options.traceContext),
     };
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     if (spec.idempotencyKey !== undefined) headers['idempotency-key'] = spec.idempotencyKey;

@@ -4,13 +4,14 @@
 //   every request it gets, makes the call fail naming where it pointed, and that server gets nothing;
 // - issue 39 goal 8: an uncaught PartnerApiError (PHP's PartnerApiException) shows the API's hint in
 //   its message, so that the till's log says what to do.
+// - issue 41: the trace context an integrator gives a client is sent as the W3C headers, validated.
 // TypeScript in this process; Python and PHP as programs (PYTHON_BIN, PHP_BIN pick others).
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PartnerApi, PartnerApiError } from '../../../clients/typescript/src/index.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PartnerApi, PartnerApiError, type TraceContext } from '../../../clients/typescript/src/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PYTHON = process.env.PYTHON_BIN ?? 'python3';
@@ -208,5 +209,174 @@ try {
     );
     expect(uncaught.code).toBe(255);
     expect(uncaught.stderr + uncaught.stdout).toContain(`PartnerApiException: ${MESSAGE} ${HINT}`);
+  });
+});
+
+// Issue 41: the official clients pass on the trace context an integrator who traces gives them
+// (a hook asked once per call): the W3C `traceparent` and `tracestate` headers arrive as given, on
+// every attempt of the call; a malformed value is not sent, and never makes the call fail.
+const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+const TRACE_SCENARIOS: { given: unknown; sent: Record<string, string> }[] = [
+  {
+    given: { traceparent: TRACEPARENT, tracestate: 'vendor=1,outro=dois' },
+    sent: { traceparent: TRACEPARENT, tracestate: 'vendor=1,outro=dois' },
+  },
+  { given: { traceparent: TRACEPARENT }, sent: { traceparent: TRACEPARENT } },
+  { given: { traceparent: 'nope', tracestate: 'vendor=1' }, sent: {} },
+  { given: { traceparent: TRACEPARENT.toUpperCase() }, sent: {} },
+  { given: { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` }, sent: {} },
+  { given: { traceparent: `00-4bf92f3577b34da6a3ce929d0e0e4736-${'0'.repeat(16)}-01` }, sent: {} },
+  { given: { traceparent: `ff-${TRACEPARENT.slice(3)}` }, sent: {} },
+  { given: { traceparent: `${TRACEPARENT}-extra` }, sent: {} },
+  // A tracestate that would break the header (or inject another) is left out; the traceparent goes.
+  {
+    given: { traceparent: TRACEPARENT, tracestate: 'vendor=1\r\nx-injected: 1' },
+    sent: { traceparent: TRACEPARENT },
+  },
+  {
+    given: { traceparent: TRACEPARENT, tracestate: 'v='.padEnd(513, 'x') },
+    sent: { traceparent: TRACEPARENT },
+  },
+  { given: { traceparent: 42 }, sent: {} },
+  { given: null, sent: {} },
+  { given: 'throw', sent: {} },
+];
+// Each scenario: one ping. Then, with the first: a write, and a read answered 503 once (its two
+// attempts carry the same context, asked once).
+const TRACE_EXPECTED = [
+  ...TRACE_SCENARIOS.map((scenario) => scenario.sent),
+  TRACE_SCENARIOS[0]!.sent,
+  TRACE_SCENARIOS[0]!.sent,
+  TRACE_SCENARIOS[0]!.sent,
+];
+
+describe('issue 41: the clients send the traceparent and tracestate they are given (a server that records headers)', () => {
+  let server: Server;
+  let baseUrl: string;
+  let received: IncomingMessage['headers'][] = [];
+  let asked = 0;
+  let retried = false;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      request.resume();
+      received.push(request.headers);
+      if (request.url?.endsWith('/customers/retry') && !retried) {
+        retried = true;
+        response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' });
+        response.end('{"error":{"code":"service_unavailable","message":"Indisponível."}}');
+        return;
+      }
+      response.writeHead(request.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
+      response.end('{"data":{"id":1}}');
+    });
+    baseUrl = `${await listen(server)}/api/v1/partner`;
+  });
+  beforeEach(() => {
+    received = [];
+    asked = 0;
+    retried = false;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  function sent() {
+    expect(received.some((headers) => 'x-injected' in headers)).toBe(false);
+    return received.map((headers) => ({
+      ...(headers.traceparent !== undefined ? { traceparent: headers.traceparent } : {}),
+      ...(headers.tracestate !== undefined ? { tracestate: headers.tracestate } : {}),
+    }));
+  }
+
+  it('TypeScript: traceContext', async () => {
+    let given: unknown = null;
+    const client = new PartnerApi({
+      apiKey: KEY,
+      baseUrl,
+      maxRetries: 1,
+      retryBaseDelayMs: 1,
+      traceContext: () => {
+        asked++;
+        if (given === 'throw') throw new Error('no tracer');
+        return given as TraceContext;
+      },
+    });
+    for (const scenario of TRACE_SCENARIOS) {
+      given = scenario.given;
+      await client.ping();
+    }
+    given = TRACE_SCENARIOS[0]!.given;
+    await client.customers.create({ name: 'Rastreado' });
+    await client.customers.get('retry');
+    expect(sent()).toEqual(TRACE_EXPECTED);
+    expect(asked).toBe(TRACE_SCENARIOS.length + 2);
+  });
+
+  it('Python: trace_context', async () => {
+    const result = await run(
+      PYTHON,
+      [
+        '-c',
+        `
+import json, os
+from invoicing_partner_api import PartnerApi
+scenarios = json.loads(os.environ["SCENARIOS"])
+state = {"given": None, "asked": 0}
+def hook():
+    state["asked"] += 1
+    if state["given"] == "throw":
+        raise RuntimeError("no tracer")
+    return state["given"]
+client = PartnerApi("${KEY}", "${baseUrl}", max_retries=1, retry_base_delay=0.001, trace_context=hook)
+for scenario in scenarios:
+    state["given"] = scenario["given"]
+    client.ping()
+state["given"] = scenarios[0]["given"]
+client.customers.create({"name": "Rastreado"})
+client.customers.get("retry")
+print(state["asked"])
+`,
+      ],
+      { PYTHONPATH: `${ROOT}clients/python`, SCENARIOS: JSON.stringify(TRACE_SCENARIOS) },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(sent()).toEqual(TRACE_EXPECTED);
+    expect(Number(result.stdout.trim())).toBe(TRACE_SCENARIOS.length + 2);
+  });
+
+  it('PHP: traceContext', async () => {
+    const result = await run(
+      PHP,
+      [
+        '-r',
+        `require '${ROOT}clients/php/autoload.php';
+$scenarios = json_decode(getenv('SCENARIOS'), true);
+$given = null;
+$asked = 0;
+$client = new Invoicing\\PartnerApi\\PartnerApi('${KEY}', '${baseUrl}', maxRetries: 1, retryBaseDelay: 0.001,
+    traceContext: function () use (&$given, &$asked) {
+        $asked++;
+        if ($given === 'throw') {
+            throw new RuntimeException('no tracer');
+        }
+        return $given;
+    });
+foreach ($scenarios as $scenario) {
+    $given = $scenario['given'];
+    $client->ping();
+}
+$given = $scenarios[0]['given'];
+$client->customers->create(['name' => 'Rastreado']);
+$client->customers->get('retry');
+echo $asked, "\\n";
+`,
+      ],
+      { SCENARIOS: JSON.stringify(TRACE_SCENARIOS) },
+    );
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    expect(sent()).toEqual(TRACE_EXPECTED);
+    expect(Number(result.stdout.trim())).toBe(TRACE_SCENARIOS.length + 2);
   });
 });

@@ -34,6 +34,9 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; }
 dt { font-weight: 600; color: var(--muted); }
 dd { margin: 0; }
 .qr svg { width: 200px; height: 200px; }
+figure { margin: 8px 0 16px; }
+svg.chart { width: 100%; max-width: 720px; height: auto; }
+caption { text-align: left; font-weight: 600; }
 `;
 
 export const CONSOLE_JS = `

@@ -16,7 +16,9 @@ import {
 import type { TextKey, UiLanguage } from '../i18n/catalog.js';
 import { OperationError } from '../operations/errors.js';
 import { executeOperation, type OperationName, type OperationResult } from '../operations/index.js';
+import { USAGE_WINDOWS, type UsageReport, type UsageWindow } from '../operations/requests.js';
 import { tokenDigest } from '../operations/staff.js';
+import { lines, pointLabel, stackedBars } from './charts.js';
 import type { ConsoleDeps, cookieNames } from './context.js';
 import {
   hashPassword,
@@ -470,6 +472,72 @@ async function resendDelivery(page: PageContext): Promise<FastifyReply> {
   return page.reply.redirect(`/companies/${company.id}/webhooks/${endpointId}`, 303);
 }
 
+// ---- usage ----
+
+const STATUS_COLOURS = {
+  status_2xx: '#1e6b34',
+  status_3xx: '#0b5cad',
+  status_4xx: '#b35c00',
+  status_5xx: '#a4161a',
+};
+
+/** The usage page's charts (SVG made on the server; the page's tables hold the same numbers). */
+function usageCharts(page: PageContext, report: UsageReport): { status: string; latency: string } {
+  const labels = report.series.map((point) => pointLabel(point, report.step));
+  const classes = (['status_2xx', 'status_3xx', 'status_4xx', 'status_5xx'] as const).map((field) => ({
+    label: page.t(`usage.${field}`),
+    colour: STATUS_COLOURS[field],
+    values: report.series.map((point) => point[field]),
+  }));
+  return {
+    status: stackedBars(page.t('usage.chart_status'), 'chart-status', labels, classes),
+    latency: lines(page.t('usage.chart_latency'), 'chart-latency', labels, [
+      { label: 'p50', colour: '#0b5cad', values: report.series.map((point) => point.p50_ms) },
+      { label: 'p99', colour: '#a4161a', values: report.series.map((point) => point.p99_ms) },
+    ]),
+  };
+}
+
+async function usagePage(page: PageContext): Promise<FastifyReply> {
+  const q = query(page);
+  const partner = page.staff?.role === 'partner';
+  const asked = q.company?.trim() || undefined;
+  // A partner sees its own company's usage; another company's answers like a missing one.
+  if (partner && asked !== undefined && asked !== String(page.staff?.companyId)) return notFound(page);
+  const company = partner ? String(page.staff?.companyId) : asked;
+  const window = (q.window && Object.hasOwn(USAGE_WINDOWS, q.window) ? q.window : '24h') as UsageWindow;
+  const key = q.key?.trim() || undefined;
+  const filters = { company: company ?? '', key: key ?? '', window };
+  const windows = Object.keys(USAGE_WINDOWS);
+  if (!company)
+    return page.render('usage', page.t('usage.title'), { filters, partner, windows, report: null });
+  if (idParam(company) === null || (key !== undefined && idParam(key) === null)) return notFound(page);
+  let report: UsageReport;
+  try {
+    report = await run(page, 'usage', { company, key, window });
+  } catch (error) {
+    // A missing company, or a key not of this company: missing.
+    if (error instanceof OperationError) return notFound(page);
+    throw error;
+  }
+  const [named] = await page.deps.handle.db
+    .select({ name: companies.name })
+    .from(companies)
+    .where(eq(companies.id, report.company_id));
+  return page.render(
+    'usage',
+    page.t(key ? 'usage.title_key' : 'usage.title_company', { name: named?.name ?? '', key: key ?? '' }),
+    {
+      filters,
+      partner,
+      windows,
+      report,
+      charts: usageCharts(page, report),
+      labels: report.series.map((point) => pointLabel(point, report.step)),
+    },
+  );
+}
+
 // ---- requests, audit, staff ----
 
 async function requestsPage(page: PageContext): Promise<FastifyReply> {
@@ -655,6 +723,7 @@ export const PAGES: Record<PageKey, Handler> = {
   'GET /companies/:id/webhooks': webhooksPage,
   'GET /companies/:id/webhooks/:endpointId': (page) => endpointPage(page),
   'POST /companies/:id/webhooks/resend': resendDelivery,
+  'GET /usage': usagePage,
   'GET /requests': requestsPage,
   'GET /requests/:requestId': requestPage,
   'GET /audit': auditPage,

@@ -28,6 +28,7 @@ const TEMPLATES: Record<string, string> = {
 <li><a href="/companies"><%= it.t('nav.companies') %></a></li>
 <% } %>
 <li><a href="/requests"><%= it.t('nav.requests') %></a></li>
+<li><a href="/usage"><%= it.t('nav.usage') %></a></li>
 <% if (it.staff.role !== 'partner') { %><li><a href="/audit"><%= it.t('nav.audit') %></a></li><% } %>
 <% if (it.staff.role === 'admin') { %><li><a href="/staff"><%= it.t('nav.staff') %></a></li><% } %>
 </ul></nav>
@@ -100,6 +101,7 @@ const TEMPLATES: Record<string, string> = {
 <li><a href="/companies/<%= it.company.id %>/keys"><%= it.t('company.keys') %></a> (<%= it.activeKeys %>)</li>
 <li><a href="/companies/<%= it.company.id %>/webhooks"><%= it.t('company.webhooks') %></a> (<%= it.endpoints %>)</li>
 <li><a href="/requests?company=<%= it.company.id %>"><%= it.t('company.requests') %></a></li>
+<li><a href="/usage?company=<%= it.company.id %>"><%= it.t('company.usage') %></a></li>
 </ul>`,
 
   keys: `<% if (it.created) { %>
@@ -140,7 +142,7 @@ const TEMPLATES: Record<string, string> = {
 <dt><%= it.t('field.last_used_at') %></dt><dd><%= it.key.last_used_at ?? it.t('common.none') %></dd>
 <dt><%= it.t('field.created_at') %></dt><dd><%= it.key.created_at %></dd>
 </dl>
-<p><a href="/requests?company=<%= it.company.id %>&amp;key=<%= it.key.id %>"><%= it.t('nav.requests') %></a></p>
+<p><a href="/requests?company=<%= it.company.id %>&amp;key=<%= it.key.id %>"><%= it.t('nav.requests') %></a> · <a href="/usage?company=<%= it.company.id %>&amp;key=<%= it.key.id %>"><%= it.t('company.usage') %></a></p>
 <% if (it.can.support && it.key.status === 'active') { %>
 <form method="post" action="/companies/<%= it.company.id %>/keys/<%= it.key.id %>/roll">
 <fieldset><legend><%= it.t('key.roll') %></legend>
@@ -228,6 +230,44 @@ const TEMPLATES: Record<string, string> = {
 <% for (const e of it.events) { %><li><code><%= e.event_id %></code> <%= e.type %> (<%= e.created_at %>)<ul>
 <% for (const d of e.deliveries) { %><li><%= it.t('endpoint.title', { id: d.endpoint_id }) %>: <%= d.status %>, <%= it.t('field.attempts') %> <%= d.attempts.length %></li><% } %>
 </ul></li><% } %></ul><% } %>`,
+
+  usage: `<form method="get" action="/usage">
+<fieldset><legend><%= it.t('usage.choose') %></legend>
+<% if (!it.partner) { %><label for="company"><%= it.t('requests.company') %></label><input id="company" name="company" inputmode="numeric" value="<%= it.filters.company %>"><% } %>
+<label for="key"><%= it.t('requests.key') %></label><input id="key" name="key" inputmode="numeric" value="<%= it.filters.key %>">
+<label for="window"><%= it.t('usage.window') %></label>
+<select id="window" name="window"><% for (const w of it.windows) { %><option value="<%= w %>"<%~ w === it.filters.window ? ' selected' : '' %>><%= it.t('usage.window_' + w) %></option><% } %></select>
+<div><button type="submit"><%= it.t('common.filter') %></button></div>
+</fieldset></form>
+<% if (!it.report) { %><p><%= it.t('usage.need_company') %></p><% } else { const r = it.report; %>
+<p><%= it.t('usage.period', { from: r.from, to: r.to }) %></p>
+<h2><%= it.t('usage.totals') %></h2>
+<table id="usage-totals"><caption><%= it.t('usage.totals') %></caption><thead><tr><th scope="col"><%= it.t('usage.measure') %></th><th scope="col"><%= it.t('usage.value') %></th></tr></thead><tbody>
+<% for (const f of ['requests', 'status_2xx', 'status_3xx', 'status_4xx', 'status_5xx', 'rate_limited', 'writes', 'deprecated']) { %>
+<tr><th scope="row"><%= it.t('usage.' + f) %></th><td data-usage="<%= f %>"><%= r.totals[f] %></td></tr>
+<% } %>
+<tr><th scope="row">p50 (ms)</th><td data-usage="p50_ms"><%= r.totals.p50_ms === null ? it.t('common.none') : '≤ ' + r.totals.p50_ms %></td></tr>
+<tr><th scope="row">p99 (ms)</th><td data-usage="p99_ms"><%= r.totals.p99_ms === null ? it.t('common.none') : '≤ ' + r.totals.p99_ms %></td></tr>
+</tbody></table>
+<h2><%= it.t('usage.chart_status') %></h2>
+<figure><%~ it.charts.status %></figure>
+<h2><%= it.t('usage.chart_latency') %></h2>
+<figure><%~ it.charts.latency %></figure>
+<h2><%= it.t('usage.error_codes') %></h2>
+<% if (r.error_codes.length === 0) { %><p><%= it.t('common.none') %></p><% } else { %>
+<table id="usage-errors"><thead><tr><th scope="col"><%= it.t('field.error_code') %></th><th scope="col"><%= it.t('usage.requests') %></th></tr></thead><tbody>
+<% for (const e of r.error_codes) { %><tr><td><code><%= e.code %></code></td><td data-error="<%= e.code %>"><%= e.requests %></td></tr><% } %>
+</tbody></table><% } %>
+<h2><%= it.t('usage.deprecated_uses') %></h2>
+<% if (r.deprecated_uses.length === 0) { %><p><%= it.t('common.none') %></p><% } else { %>
+<table id="usage-deprecated"><thead><tr><th scope="col"><%= it.t('usage.item') %></th><th scope="col"><%= it.t('usage.requests') %></th></tr></thead><tbody>
+<% for (const d of r.deprecated_uses) { %><tr><td><code><%= d.item %></code></td><td><%= d.requests %></td></tr><% } %>
+</tbody></table><% } %>
+<h2><%= it.t('usage.series') %></h2>
+<table id="usage-series"><thead><tr><th scope="col"><%= it.t('usage.from') %></th><% for (const f of ['requests', 'status_2xx', 'status_3xx', 'status_4xx', 'status_5xx', 'rate_limited', 'writes']) { %><th scope="col"><%= it.t('usage.' + f) %></th><% } %><th scope="col">p50 (ms)</th><th scope="col">p99 (ms)</th></tr></thead><tbody>
+<% for (const p of r.series) { %><tr><th scope="row"><%= p.from %></th><% for (const f of ['requests', 'status_2xx', 'status_3xx', 'status_4xx', 'status_5xx', 'rate_limited', 'writes']) { %><td><%= p[f] %></td><% } %><td><%= p.p50_ms ?? '' %></td><td><%= p.p99_ms ?? '' %></td></tr><% } %>
+</tbody></table>
+<% } %>`,
 
   audit: `<form method="get" action="/audit">
 <label for="company"><%= it.t('requests.company') %></label><input id="company" name="company" value="<%= it.filters.company ?? '' %>">

@@ -86,6 +86,7 @@ describe('support console roles', () => {
   });
 
   function pathOf(rule: RouteRule, fixture: CompanyFixture): string {
+    if (rule.url === '/usage') return `/usage?company=${fixture.id}&key=${fixture.keyId}&window=7d`;
     return rule.url
       .replace(':id', rule.url.startsWith('/staff') ? String(target) : String(fixture.id))
       .replace(':keyId', String(fixture.keyId))
@@ -251,6 +252,8 @@ describe('a partner account', () => {
       `/companies/${other.id}/webhooks/${other.endpointId}`,
       `/companies/${mine.id}/webhooks/${other.endpointId}`,
       `/requests/${other.requestId}`,
+      `/usage?company=${other.id}`,
+      `/usage?company=${mine.id}&key=${other.keyId}`,
       '/companies',
       '/audit',
       '/staff',
@@ -263,6 +266,7 @@ describe('a partner account', () => {
       `/companies/${mine.id}/keys/${mine.keyId}`,
       `/companies/${mine.id}/webhooks/${mine.endpointId}`,
       `/requests/${mine.requestId}`,
+      `/usage?company=${mine.id}&key=${mine.keyId}`,
     ]) {
       expect((await partner.client.get(path)).status, path).toBe(200);
     }

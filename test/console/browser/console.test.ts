@@ -210,4 +210,20 @@ describe(`support console in a browser (${testStorage()})`, () => {
     await accessible('staff (en)');
     expect(problems).toEqual([]);
   });
+
+  it('issue 40: the usage chart drawn from real traffic, its table beside it, accessible', async () => {
+    const company = ready.demo.id;
+    await vi.waitFor(
+      async () => {
+        await page.goto(`${ready.console_url}usage?company=${company}&window=24h`);
+        const requests = Number(await page.locator('td[data-usage="requests"]').innerText());
+        expect(requests).toBeGreaterThanOrEqual(2);
+      },
+      { timeout: 20_000, interval: 500 },
+    );
+    expect(await page.locator('svg#chart-status rect').count()).toBeGreaterThan(0);
+    expect(await page.locator('svg#chart-latency polyline').count()).toBe(2);
+    await accessible('usage');
+    expect(problems).toEqual([]);
+  });
 });

@@ -18,6 +18,7 @@ import { OperationError } from '../operations/errors.js';
 import { executeOperation, type OperationName, type OperationResult } from '../operations/index.js';
 import { USAGE_WINDOWS, type UsageReport, type UsageWindow } from '../operations/requests.js';
 import { tokenDigest } from '../operations/staff.js';
+import { EVENT_TYPES } from '../webhooks/event-types.js';
 import { lines, pointLabel, stackedBars } from './charts.js';
 import type { ConsoleDeps, cookieNames } from './context.js';
 import {
@@ -450,7 +451,7 @@ async function endpointPage(page: PageContext, notice?: string): Promise<Fastify
   return page.render(
     'endpoint',
     page.t('endpoint.title', { id: endpoint.id }),
-    { company, endpoint, deliveries, can: can(page) },
+    { company, endpoint, deliveries, can: can(page), eventTypes: EVENT_TYPES },
     { notice },
   );
 }
@@ -470,6 +471,58 @@ async function resendDelivery(page: PageContext): Promise<FastifyReply> {
     return refused(page, error);
   }
   return page.reply.redirect(`/companies/${company.id}/webhooks/${endpointId}`, 303);
+}
+
+/** The endpoint of the path, when it is this (visible) company's. */
+async function endpointOf(page: PageContext) {
+  const company = await visibleCompany(page);
+  const endpointId = idParam(params(page).endpointId);
+  if (!company || endpointId === null) return null;
+  const { endpoints } = await run(page, 'webhooks.list', { company: company.id });
+  return endpoints.some((e) => e.id === endpointId) ? { company, endpointId } : null;
+}
+
+/** Replay a window: `webhooks resend --endpoint ID --since T [--until T]`. */
+async function replayWindow(page: PageContext): Promise<FastifyReply> {
+  const found = await endpointOf(page);
+  if (!found) return notFound(page);
+  const body = form(page);
+  let result: OperationResult<'webhooks.resend'>;
+  try {
+    result = await run(page, 'webhooks.resend', {
+      endpoint: found.endpointId,
+      since: body.since?.trim(),
+      until: body.until?.trim(),
+    });
+  } catch (error) {
+    return refused(page, error);
+  }
+  const resent = 'resent' in result ? result.resent : 0;
+  const more =
+    'more' in result && result.more
+      ? page.t('endpoint.replayed_more', { next: result.next_since ?? '' })
+      : '';
+  return endpointPage(page, `${page.t('endpoint.replayed', { count: resent })}${more}`);
+}
+
+/** Send a test event: `webhooks test ID [--type T]` (a ping, or a sample of one event type). */
+async function sendTestEvent(page: PageContext): Promise<FastifyReply> {
+  const found = await endpointOf(page);
+  if (!found) return notFound(page);
+  let result: OperationResult<'webhooks.test'>;
+  try {
+    result = await run(page, 'webhooks.test', { id: found.endpointId, type: form(page).type?.trim() });
+  } catch (error) {
+    return refused(page, error);
+  }
+  return endpointPage(
+    page,
+    page.t('endpoint.tested', {
+      event: result.event_id,
+      type: result.type,
+      status: result.status + (result.status_code === null ? '' : ` (${result.status_code})`),
+    }),
+  );
 }
 
 // ---- usage ----
@@ -723,6 +776,8 @@ export const PAGES: Record<PageKey, Handler> = {
   'GET /companies/:id/webhooks': webhooksPage,
   'GET /companies/:id/webhooks/:endpointId': (page) => endpointPage(page),
   'POST /companies/:id/webhooks/resend': resendDelivery,
+  'POST /companies/:id/webhooks/:endpointId/replay': replayWindow,
+  'POST /companies/:id/webhooks/:endpointId/test': sendTestEvent,
   'GET /usage': usagePage,
   'GET /requests': requestsPage,
   'GET /requests/:requestId': requestPage,

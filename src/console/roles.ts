@@ -39,6 +39,8 @@ export const ROUTES = [
   { method: 'GET', url: '/companies/:id/webhooks', need: 'viewer', partner: true },
   { method: 'GET', url: '/companies/:id/webhooks/:endpointId', need: 'viewer', partner: true },
   { method: 'POST', url: '/companies/:id/webhooks/resend', need: 'support' },
+  { method: 'POST', url: '/companies/:id/webhooks/:endpointId/replay', need: 'support' },
+  { method: 'POST', url: '/companies/:id/webhooks/:endpointId/test', need: 'support' },
   { method: 'GET', url: '/usage', need: 'viewer', partner: true },
   { method: 'GET', url: '/requests', need: 'viewer', partner: true },
   { method: 'GET', url: '/requests/:requestId', need: 'viewer', partner: true },

@@ -171,6 +171,23 @@ const TEMPLATES: Record<string, string> = {
 <dt><%= it.t('field.events') %></dt><dd><%= it.endpoint.events.join(', ') %></dd>
 <dt><%= it.t('field.enabled') %></dt><dd><%= it.t(it.endpoint.enabled ? 'common.yes' : 'common.no') %></dd>
 </dl>
+<% if (it.can.support) { %>
+<form method="post" action="/companies/<%= it.company.id %>/webhooks/<%= it.endpoint.id %>/test">
+<fieldset><legend><%= it.t('endpoint.test') %></legend>
+<input type="hidden" name="_csrf" value="<%= it.csrf %>">
+<label for="test-type"><%= it.t('endpoint.test_type') %></label>
+<select id="test-type" name="type"><option value=""><%= it.t('endpoint.ping') %></option><% for (const type of it.eventTypes) { %><option value="<%= type %>"><%= type %></option><% } %></select>
+<div><button type="submit"><%= it.t('endpoint.test') %></button></div>
+</fieldset></form>
+<form method="post" action="/companies/<%= it.company.id %>/webhooks/<%= it.endpoint.id %>/replay">
+<fieldset><legend><%= it.t('endpoint.replay') %></legend>
+<input type="hidden" name="_csrf" value="<%= it.csrf %>">
+<p><%= it.t('endpoint.replay_help') %></p>
+<label for="since"><%= it.t('endpoint.since') %></label><input id="since" name="since" required placeholder="2026-11-27T08:00:00Z">
+<label for="until"><%= it.t('endpoint.until') %></label><input id="until" name="until" placeholder="2026-11-27T12:00:00Z">
+<div><button type="submit"><%= it.t('endpoint.replay') %></button></div>
+</fieldset></form>
+<% } %>
 <h2><%= it.t('endpoint.deliveries') %></h2>
 <% if (it.deliveries.length === 0) { %><p><%= it.t('endpoint.no_deliveries') %></p><% } else { %>
 <table><thead><tr><th scope="col"><%= it.t('field.at') %></th><th scope="col"><%= it.t('field.event_id') %></th><th scope="col"><%= it.t('field.type') %></th><th scope="col"><%= it.t('field.attempts') %></th><th scope="col"><%= it.t('field.status') %></th><th scope="col"><%= it.t('field.duration_ms') %></th><th scope="col"><%= it.t('field.error_code') %></th><% if (it.can.support) { %><th scope="col"><%= it.t('webhooks.resend') %></th><% } %></tr></thead><tbody>

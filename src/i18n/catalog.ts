@@ -194,6 +194,17 @@ const pt = {
   'usage.item': 'Item',
   'usage.series': 'Por intervalo',
   'usage.from': 'Início',
+  'endpoint.test': 'Enviar um evento de teste',
+  'endpoint.test_type': 'Tipo (um ping, ou um exemplo com dados reais da empresa)',
+  'endpoint.ping': 'ping',
+  'endpoint.replay': 'Reenviar um período',
+  'endpoint.replay_help':
+    'Volta a enviar a este destino os eventos do período a que ele está subscrito (cada um com o seu id). Datas: AAAA-MM-DD ou um instante ISO 8601.',
+  'endpoint.since': 'Desde',
+  'endpoint.until': 'Até (opcional)',
+  'endpoint.replayed': '{count} eventos postos de novo na fila.',
+  'endpoint.replayed_more': ' Há mais: continue desde {next}.',
+  'endpoint.tested': 'Evento de teste {event} ({type}) enviado: {status}.',
 } as const;
 
 export type TextKey = keyof typeof pt;
@@ -384,6 +395,17 @@ const en: Record<TextKey, string> = {
   'usage.item': 'Item',
   'usage.series': 'Per interval',
   'usage.from': 'From',
+  'endpoint.test': 'Send a test event',
+  'endpoint.test_type': "Type (a ping, or a sample from the company's real data)",
+  'endpoint.ping': 'ping',
+  'endpoint.replay': 'Replay a window',
+  'endpoint.replay_help':
+    'Sends again to this endpoint the events of the window it subscribes to (each keeps its id). Dates: YYYY-MM-DD or an ISO 8601 instant.',
+  'endpoint.since': 'Since',
+  'endpoint.until': 'Until (optional)',
+  'endpoint.replayed': '{count} events queued again.',
+  'endpoint.replayed_more': ' There are more: go on from {next}.',
+  'endpoint.tested': 'Test event {event} ({type}) sent: {status}.',
 };
 
 export const CATALOG: Record<UiLanguage, Record<TextKey, string>> = { pt, en };

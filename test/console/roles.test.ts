@@ -100,6 +100,8 @@ describe('support console roles', () => {
     '/companies/:id/keys': { mode: 'test', scopes: 'all', days: '30' },
     '/companies/:id/keys/:keyId/roll': { grace: '1h' },
     '/companies/:id/keys/:keyId/revoke': { confirm: 'yes' },
+    '/companies/:id/webhooks/:endpointId/replay': { since: '2020-01-01' },
+    '/companies/:id/webhooks/:endpointId/test': {},
     '/staff': { email: `novo-${Date.now()}@example.co.mz`, name: 'Novo', role: 'viewer' },
   };
 

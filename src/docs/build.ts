@@ -45,6 +45,7 @@ export const ENGLISH_ORIGINALS = [
   { en: 'clients/mcp/README.md', enName: 'client-mcp', pt: 'pt/cliente-mcp.md', ptName: 'cliente-mcp' },
   { en: 'docs/operator-cli.md', enName: 'operator-cli', pt: 'pt/operador.md', ptName: 'operador' },
   { en: 'deploy/README.md', enName: 'deploy', pt: 'pt/implantacao.md', ptName: 'implantacao' },
+  { en: 'docs/console.md', enName: 'console', pt: 'pt/consola.md', ptName: 'consola' },
 ] as const;
 const OPENAPI = join(ROOT, 'openapi.json');
 const OPENAPI_EN = join(ROOT, 'openapi.en.json');

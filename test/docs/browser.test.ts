@@ -225,6 +225,8 @@ describe.runIf(testStorage() === 'pglite')('docs in a browser', () => {
       ['en/operator-cli', /Operator command line/],
       ['pt/implantacao', /Pôr o serviço de facturação em produção/],
       ['en/deploy', /Deploying the invoicing service/],
+      ['pt/consola', /Consola de suporte/],
+      ['en/console', /Support console/],
     ];
     for (const [path, text] of pages) {
       await page.goto(docsUrl, { waitUntil: 'networkidle' });

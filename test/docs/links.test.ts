@@ -38,6 +38,8 @@ const PAGES = [
   '/en/operator-cli',
   '/pt/implantacao',
   '/en/deploy',
+  '/pt/consola',
+  '/en/console',
   // The compatibility policy in both languages (issue 39) and the changelogs it links to.
   '/pt/compatibilidade',
   '/en/compatibility',

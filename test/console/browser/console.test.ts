@@ -224,6 +224,9 @@ describe(`support console in a browser (${testStorage()})`, () => {
     expect(await page.locator('svg#chart-status rect').count()).toBeGreaterThan(0);
     expect(await page.locator('svg#chart-latency polyline').count()).toBe(2);
     await accessible('usage');
+    // The charts, for the docs' screenshot (below the totals table).
+    await page.locator('#chart-status').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, `console-${testStorage()}-usage-chart.png`) });
     expect(problems).toEqual([]);
   });
 });

@@ -181,6 +181,7 @@ async function testEndpoint(
   await saveOutcome(db, delivery, result, settings.retrySchedule, null);
   return {
     endpoint_id: endpointId,
+    company_id: endpoint.companyId,
     event_id: eventId,
     type: type ?? PING_EVENT,
     status: result.succeeded ? 'succeeded' : 'failed',
@@ -242,6 +243,8 @@ export const webhookOperations = {
     ownTransactions: true,
     parse: (raw) => ({ id: idArg(raw, 'id', 'endpoint id'), type: sampleTypeArg(raw) }),
     run: (context, args, setup) => testEndpoint(context, args.id, args.type, setup),
+    // The endpoint and its company, so that the audit trail filtered by company shows the test.
+    target: (args, result) => ({ type: 'webhook', id: args.id, company: result?.company_id ?? null }),
   }),
   'webhooks.deliveries': define({
     reads: true,

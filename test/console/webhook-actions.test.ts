@@ -145,7 +145,12 @@ describe('support console webhook actions', () => {
       .where(and(eq(auditLog.actor, `console:${support.email}`), eq(auditLog.command, 'webhooks test')));
     // The audit names the endpoint it tested (a refused or forged form wrote nothing).
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ outcome: 'ok' });
+    expect(entries[0]).toMatchObject({
+      outcome: 'ok',
+      objectType: 'webhook',
+      objectId: endpointId,
+      companyId: tenant.companyId,
+    });
     expect(entries[0]?.detail.args).toMatchObject({ id: endpointId });
   });
 });

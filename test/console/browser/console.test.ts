@@ -186,16 +186,20 @@ describe(`support console in a browser (${testStorage()})`, () => {
     expect(requestId).toMatch(/^req_/);
     await page.goto(`${ready.console_url}requests`);
     await accessible('requests');
+    // The request log is written in batches: wait until it holds the request, asking outside the
+    // page (the session's cookies, no page load), so that no 404 of the wait reaches the console.
     await vi.waitFor(
       async () => {
-        await page.goto(`${ready.console_url}requests`);
-        await page.fill('#request_id', requestId);
-        await page.click('form[action="/requests"] button[type=submit]');
-        await page.waitForLoadState();
-        expect(await page.locator('h1').innerText()).toContain(requestId);
+        const found = await page.request.get(`${ready.console_url}requests/${requestId}`);
+        expect(found.status()).toBe(200);
       },
       { timeout: 20_000, interval: 500 },
     );
+    await page.goto(`${ready.console_url}requests`);
+    await page.fill('#request_id', requestId);
+    await page.click('form[action="/requests"] button[type=submit]');
+    await page.waitForLoadState();
+    expect(await page.locator('h1').innerText()).toContain(requestId);
     expect(await page.locator('#request-status').innerText()).toBe('200');
     await accessible('request');
     await page.goto(`${ready.console_url}audit`);

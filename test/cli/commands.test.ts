@@ -630,7 +630,16 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
       ].sort(),
     );
     await json(['webhooks', 'update', endpointId, '--events', 'invoice.*,customer.created'], ENDPOINT);
-    const TESTED = ['endpoint_id', 'company_id', 'event_id', 'type', 'status', 'status_code', 'latency_ms', 'error'];
+    const TESTED = [
+      'endpoint_id',
+      'company_id',
+      'event_id',
+      'type',
+      'status',
+      'status_code',
+      'latency_ms',
+      'error',
+    ];
     const ping = await json(['webhooks', 'test', endpointId], TESTED);
     expect(ping.status).toBe('succeeded');
     const sample = await json(['webhooks', 'test', endpointId, '--type', 'invoice.paid'], TESTED);

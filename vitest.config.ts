@@ -20,9 +20,14 @@ import { LongestFirst } from './test/helpers/sequencer.js';
 const UNIT = 'test/**/*.unit.test.ts';
 // The partner kit (PHP and Python clients, packages) runs with `npm run test:clients`, what a
 // deployment ships with `npm run test:deploy`.
-// The console's browser tests run with `npm run test:console` (vitest.console.config.ts).
+// The console's browser tests run with `npm run test:console` (vitest.console.config.ts), and the
+// files that start the service's own processes (`*.process.test.ts`: `bin/invoicing`, a server,
+// a till, an MCP server) with `npm run test:processes` (vitest.processes.config.ts), so that
+// `npm test` stays within its time on 2 cores.
+const PROCESS = '**/*.process.test.ts';
 const EXCLUDED = [
   ...configDefaults.exclude,
+  PROCESS,
   'test/clients/kit/**',
   'test/deploy/**',
   'test/console/browser/**',
@@ -35,7 +40,11 @@ function testFiles(dir: string): string[] {
       return path.endsWith(join('clients', 'kit')) || path.endsWith(join('test', 'deploy'))
         ? []
         : testFiles(path);
-    return entry.name.endsWith('.test.ts') && !entry.name.endsWith('.unit.test.ts') ? [path] : [];
+    return entry.name.endsWith('.test.ts') &&
+      !entry.name.endsWith('.unit.test.ts') &&
+      !entry.name.endsWith('.process.test.ts')
+      ? [path]
+      : [];
   });
 }
 

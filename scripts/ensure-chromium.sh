@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The browser test (test/docs/browser.test.ts) drives Debian's Chromium through playwright-core;
+# The browser test (test/docs/browser.process.test.ts) drives Debian's Chromium through playwright-core;
 # no browser is ever downloaded by npm. This installs the Debian package when it is missing.
 # Set CHROMIUM_PATH to use another Chromium binary.
 set -euo pipefail

@@ -36,7 +36,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Connections, not responses: a Set that every request entered and left kept the objects of
   // finished requests alive through the young-generation collections (GET /customers/{id} under
   // load: 838-850 KB promoted per scavenge instead of 85-89 KB, pauses of 3.6-5.4 ms instead of
-  // 1.3-1.5). `_httpMessage` is node's internal field: test/cli/shutdown.test.ts fails if it moves.
+  // 1.3-1.5). `_httpMessage` is node's internal field: test/cli/shutdown.process.test.ts fails if it moves.
   const connections = new Set<Socket>();
   app.server.on('connection', (socket: Socket) => {
     connections.add(socket);

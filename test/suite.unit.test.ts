@@ -16,6 +16,9 @@ function testFiles(dir: string): string[] {
   });
 }
 
+/** What starts one of the service's own processes (test/helpers/cli.ts, server-process.ts, ...). */
+const STARTS_PROCESS = /\b(startServe|startServerProcess|runCli|cliJson|startTill|connectStdio|spawn)\(/;
+
 /** What a file uses when it needs the storage of its project (a fresh database, a server on it). */
 const USES_STORAGE =
   /helpers\/(database|context|client-server|server-process|rate-limit)\.js'|createCliStorage|testStorage\(|TEST_STORAGE/;
@@ -31,7 +34,9 @@ describe('test files', () => {
     .map((file) => ({
       name: relative(TEST, file),
       unit: file.endsWith('.unit.test.ts'),
+      process: file.endsWith('.process.test.ts'),
       usesStorage: USES_STORAGE.test(readFileSync(file, 'utf8')),
+      startsProcess: STARTS_PROCESS.test(readFileSync(file, 'utf8')),
     }));
 
   it('are found in both groups', () => {
@@ -42,5 +47,19 @@ describe('test files', () => {
   it('named *.unit.test.ts use no test storage; every other one does', () => {
     expect(files.filter((file) => file.unit && file.usesStorage).map((file) => file.name)).toEqual([]);
     expect(files.filter((file) => !file.unit && !file.usesStorage).map((file) => file.name)).toEqual([]);
+  });
+
+  it('a file that starts the service as a process is named *.process.test.ts (npm run test:processes)', () => {
+    expect(files.filter((file) => file.process).length).toBeGreaterThan(10);
+    expect(
+      files
+        // The console's browser tests have a command of their own (npm run test:console).
+        .filter(
+          (file) =>
+            !file.unit && !file.process && file.startsProcess && !file.name.startsWith('console/browser/'),
+        )
+        .map((file) => file.name),
+    ).toEqual([]);
+    expect(files.filter((file) => file.process && !file.usesStorage).map((file) => file.name)).toEqual([]);
   });
 });

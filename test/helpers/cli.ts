@@ -29,7 +29,7 @@ function baseEnv(): Record<string, string> {
     DOCS_PORT: 'off',
     // Nor the support console (test/console/).
     CONSOLE_PORT: 'off',
-    // A stop is immediate (no drain even with OPS_PORT); test/cli/shutdown.test.ts sets its own.
+    // A stop is immediate (no drain even with OPS_PORT); test/cli/shutdown.process.test.ts sets its own.
     SHUTDOWN_DRAIN_MS: '0',
     RATE_LIMIT_KEY_PER_MINUTE: '100000',
     RATE_LIMIT_KEY_WRITES_PER_MINUTE: '100000',

@@ -128,7 +128,7 @@ describe(`audit trail of operator commands (${testStorage()})`, () => {
       object_id: movement.id,
     });
 
-    // Without --actor the command line names the OS user (test/cli/operator.test.ts).
+    // Without --actor the command line names the OS user (test/cli/operator.process.test.ts).
   });
 
   it('refusals are recorded with their message, after their rollback; nothing changed', async () => {

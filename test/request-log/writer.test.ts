@@ -88,7 +88,7 @@ describe(`request log (${testStorage()})`, () => {
       durationUs: expect.any(Number),
       clientIp: '127.0.0.1',
       deprecatedUse: null,
-      // (tracing is off in this app: test/tracing/tracing.test.ts keeps the trace id)
+      // (tracing is off in this app: test/tracing/tracing.process.test.ts keeps the trace id)
       traceId: null,
     });
     expect(Math.abs((row?.at.getTime() ?? 0) - Date.now())).toBeLessThan(60_000);

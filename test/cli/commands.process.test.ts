@@ -709,14 +709,14 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
     );
     await json(['staff', 'disable', String(person.id)], [...STAFF, 'sessions_ended']);
     await json(['audit', '--limit', '3'], ['entries']);
-    // The counters the demo's writes kept agree with its rows (the differences: test/operations/list-counters.test.ts).
+    // The counters the demo's writes kept agree with its rows (the differences: test/operations/list-counters.process.test.ts).
     await json(
       ['lists', 'verify', '--company', demoId],
       ['company_id', 'exact', 'difference_count', 'counters', 'differences'],
     );
     await json(['lists', 'rebuild', '--company', demoId], ['company_id', 'repaired', 'counters']);
     // backup copies the embedded database (PostgreSQL has pg_dump); restore needs it stopped:
-    // both are walked in test/cli/backup.test.ts.
+    // both are walked in test/cli/backup.process.test.ts.
     const elsewhere = ['restore', ...(storage.kind === 'pglite' ? [] : ['backup'])];
     if (storage.kind === 'pglite') {
       const copy = join(env.DATA_DIR as string, '..', 'walk.tar.gz');

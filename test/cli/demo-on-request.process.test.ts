@@ -34,7 +34,7 @@ describe(`the demo company only when asked for (${testStorage()})`, {
   /**
    * A first start on a database with no company: a new one (PGlite: a DATA_DIR that does not exist
    * yet), or on PGlite `migrated`, a copy of a migrated one (the cluster's creation is
-   * test/cli/start.test.ts's).
+   * test/cli/start.process.test.ts's).
    */
   async function firstStart(
     env: Record<string, string>,
@@ -53,7 +53,7 @@ describe(`the demo company only when asked for (${testStorage()})`, {
   async function companiesOf(server: ServeProcess): Promise<unknown[]> {
     const storage = started.find((entry) => entry.server === server)?.storage as CliStorage;
     // Through the running server's socket, from this process (the command line's own process is
-    // tested in test/cli/commands.test.ts).
+    // tested in test/cli/commands.process.test.ts).
     return (await commandJson<{ companies: unknown[] }>(['companies', 'list'], storage.env)).companies;
   }
 

@@ -30,7 +30,7 @@ describe(`demo on a fresh database (${testStorage()})`, { timeout: PROCESS_TEST_
 
   beforeAll(async () => {
     // PostgreSQL: an empty database (the command line says to migrate it). PGlite: a migrated
-    // copy; creating a new cluster is test/cli/start.test.ts's.
+    // copy; creating a new cluster is test/cli/start.process.test.ts's.
     storage = await createCliStorage({ migrated: testStorage() === 'pglite' });
   });
   afterAll(async () => {

@@ -16,8 +16,9 @@ command -v etcdctl >/dev/null || missing+=(etcd-client)
 command -v pgbackrest >/dev/null || missing+=(pgbackrest)
 command -v openssl >/dev/null || missing+=(openssl)
 # Patroni's HTTPS to etcd and to the other nodes' REST API (urllib3) needs idna, which Debian's
-# patroni package does not pull in without recommends.
-python3 -c 'import idna' 2>/dev/null || missing+=(python3-idna)
+# patroni package does not pull in without recommends. Debian's python3 (patroni's interpreter), not
+# whichever python3 comes first in PATH (a pyenv one may have idna while Patroni's has not).
+/usr/bin/python3 -c 'import idna' 2>/dev/null || missing+=(python3-idna)
 [ -x "$pg_bin/pg_ctl" ] || missing+=(postgresql-15)
 report() {
   echo "patroni: $(patroni --version 2>&1 | head -n 1); etcd: $(etcd --version 2>&1 | head -n 1);" \

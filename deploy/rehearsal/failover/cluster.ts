@@ -2,16 +2,32 @@
 // client certificates required), three Patroni nodes running deploy/patroni/patroni.yml unchanged
 // (each node's name, addresses, data directory, certificate files and passwords come from
 // Patroni's environment variables), PostgreSQL 15 under them (TLS only), pgBackRest archiving from
-// the leader into an encrypted repository with deploy/pgbackrest/pgbackrest.conf. PostgreSQL
+// the leader into an encrypted repository on the backup host (backup-host.ts) with
+// deploy/pgbackrest/pgbackrest.conf and its lines for a backup host, each node running its own
+// `pgbackrest server` beside Patroni. PostgreSQL
 // refuses to run as root: as root, Patroni and pgBackRest run as the `postgres` user (setpriv
 // execs, so a child's pid is Patroni's own).
 import type { ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '../../../scripts/lib/repo.js';
 import { exitAsError, isRunning, signalAndWait, startLogged, waitUntil } from '../lib/processes.js';
+import {
+  nodeBackupEnv,
+  REPOSITORY_HOST_CONFIG,
+  startPgbackrestServer,
+  withBackupHostLines,
+} from './backup-host.js';
 import { type Certificates, installNodeCertificate, tlsRequest } from './tls.js';
 
 const run = promisify(execFile);
@@ -37,7 +53,10 @@ export async function runAs(): Promise<RunAs> {
 /** The configuration files Patroni and pgBackRest read. */
 export interface ConfigFiles {
   patroni: string;
+  /** The nodes' file as shipped (a node's own is nodeConfig: it adds the backup host's lines). */
   pgbackrest: string;
+  /** The backup host's. */
+  repositoryHost: string;
 }
 
 /**
@@ -48,7 +67,11 @@ export interface ConfigFiles {
 export async function configFiles(
   runDir: string,
   user: RunAs,
-  originals: ConfigFiles = { patroni: PATRONI_CONFIG, pgbackrest: PGBACKREST_CONFIG },
+  originals: ConfigFiles = {
+    patroni: PATRONI_CONFIG,
+    pgbackrest: PGBACKREST_CONFIG,
+    repositoryHost: REPOSITORY_HOST_CONFIG,
+  },
 ): Promise<{ files: ConfigFiles; copied: boolean }> {
   if (user.uid === null) return { files: originals, copied: false };
   const [command, ...prefix] = user.prefix;
@@ -70,9 +93,26 @@ export async function configFiles(
     return target;
   };
   return {
-    files: { patroni: copy(originals.patroni), pgbackrest: copy(originals.pgbackrest) },
+    files: {
+      patroni: copy(originals.patroni),
+      pgbackrest: copy(originals.pgbackrest),
+      repositoryHost: copy(originals.repositoryHost),
+    },
     copied: true,
   };
+}
+
+/**
+ * A node's /etc/pgbackrest.conf with a backup host, as the runbook has the operator make it: the
+ * shipped file with its commented lines for a backup host added (config/node-pgbackrest.conf).
+ */
+export function nodeConfig(runDir: string, shipped: string): string {
+  const dir = path.join(runDir, 'config');
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const target = path.join(dir, 'node-pgbackrest.conf');
+  writeFileSync(target, withBackupHostLines(readFileSync(shipped, 'utf8')));
+  chmodSync(target, 0o644);
+  return target;
 }
 
 /** A directory PostgreSQL's user owns (mode 0700 for data directories). */
@@ -188,6 +228,13 @@ export interface PatroniNode {
   pgbackrestEnv(): NodeJS.ProcessEnv;
 }
 
+/** Where the backup host listens and keeps the repository; each node's own server's port. */
+export interface BackupHostPlace {
+  port: number;
+  repoPath: string;
+  nodeServerPort(name: string): number;
+}
+
 export interface ClusterSettings {
   runDir: string;
   etcd: Etcd;
@@ -196,13 +243,26 @@ export interface ClusterSettings {
   logDir: string;
   certificates: Certificates;
   configs: ConfigFiles;
+  /** The node's pgbackrest.conf with the backup host's lines (nodeConfig). */
+  nodePgbackrestConfig: string;
+  backupHost: BackupHostPlace;
 }
 
-function pgbackrestEnv(settings: ClusterSettings, dataDir: string, pgPort: number): NodeJS.ProcessEnv {
-  const { runDir } = settings;
+function pgbackrestEnv(
+  settings: ClusterSettings,
+  node: { name: string; dataDir: string; pgPort: number; tls: { cert: string; key: string; ca: string } },
+): NodeJS.ProcessEnv {
+  const { runDir, backupHost } = settings;
+  const { dataDir, pgPort } = node;
   return {
-    PGBACKREST_CONFIG: settings.configs.pgbackrest,
-    PGBACKREST_REPO1_PATH: path.join(runDir, 'pgbackrest', 'repo'),
+    PGBACKREST_CONFIG: settings.nodePgbackrestConfig,
+    // The path the node names to the backup host: its repository.
+    PGBACKREST_REPO1_PATH: backupHost.repoPath,
+    ...nodeBackupEnv({
+      tls: node.tls,
+      serverPort: backupHost.nodeServerPort(node.name),
+      backupPort: backupHost.port,
+    }),
     PGBACKREST_LOG_PATH: path.join(runDir, 'pgbackrest', 'log'),
     PGBACKREST_LOCK_PATH: path.join(runDir, 'pgbackrest', 'lock'),
     PGBACKREST_PG1_PATH: dataDir,
@@ -213,7 +273,7 @@ function pgbackrestEnv(settings: ClusterSettings, dataDir: string, pgPort: numbe
 
 export function preparePgbackrest(settings: ClusterSettings): void {
   ownedDir(path.join(settings.runDir, 'pgbackrest'), settings.user, 0o750);
-  for (const dir of ['repo', 'log', 'lock'])
+  for (const dir of ['log', 'lock'])
     ownedDir(path.join(settings.runDir, 'pgbackrest', dir), settings.user, 0o750);
 }
 
@@ -237,9 +297,10 @@ export function createNode(
   const stateDir = ownedDir(path.join(runDir, `${name}-state`), user);
   const logFile = path.join(settings.logDir, `${name}.log`);
   const restUrl = `https://127.0.0.1:${restPort}`;
+  const backupEnv = pgbackrestEnv(settings, { name, dataDir, pgPort, tls });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    ...pgbackrestEnv(settings, dataDir, pgPort),
+    ...backupEnv,
     // The postgres user's own home, as in production: libpq (Patroni's connections, pg_rewind,
     // pg_basebackup) looks for a client certificate in ~/.postgresql/, and root's is unreadable.
     HOME: stateDir,
@@ -267,6 +328,7 @@ export function createNode(
     PATRONI_RESTAPI_PASSWORD: passwords.restapi,
   };
   let child: ChildProcess | null = null;
+  let server: Awaited<ReturnType<typeof startPgbackrestServer>> | null = null;
 
   function postmasterPid(): number | null {
     const file = path.join(dataDir, 'postmaster.pid');
@@ -283,6 +345,17 @@ export function createNode(
     restUrl,
     tls,
     async start() {
+      // The node's own `pgbackrest server` (the backup host reads the leader through it).
+      // With the passphrase, as the runbook's drop-in gives pgbackrest.service: the node's file
+      // names repo1-cipher-type, and its server refuses the backup host's commands without one.
+      server ??= await startPgbackrestServer({
+        name,
+        prefix: user.prefix,
+        env: { ...backupEnv, HOME: stateDir },
+        port: settings.backupHost.nodeServerPort(name),
+        cwd: stateDir,
+        logFile: path.join(settings.logDir, `${name}-pgbackrest-server.log`),
+      });
       const [command, ...args] = [...user.prefix, 'patroni', settings.configs.patroni];
       child = startLogged(command!, args, logFile, { env, cwd: stateDir });
       await Promise.race([
@@ -299,6 +372,9 @@ export function createNode(
     async killMachine() {
       const pids: number[] = [];
       if (child?.pid) pids.push(child.pid);
+      if (server?.pid) pids.push(server.pid);
+      await server?.kill();
+      server = null;
       const postmaster = postmasterPid();
       if (postmaster) {
         pids.push(postmaster);
@@ -324,6 +400,8 @@ export function createNode(
         process.kill(postmaster, 'SIGQUIT');
         await waitUntil(`${name}'s postmaster gone`, () => !alive(postmaster), 10_000, 100).catch(() => {});
       }
+      await server?.stop();
+      server = null;
     },
     async exited() {
       if (!child) throw new Error(`Patroni ${name} was never started`);
@@ -336,7 +414,7 @@ export function createNode(
         return false;
       }
     },
-    pgbackrestEnv: () => pgbackrestEnv(settings, dataDir, pgPort),
+    pgbackrestEnv: () => backupEnv,
   };
 }
 
@@ -379,8 +457,12 @@ export async function healthy(nodes: PatroniNode[], expected = nodes.length): Pr
   return running.length === expected && leaders.length === 1 && sync.length === 1 ? seen : false;
 }
 
-/** A pgBackRest command on `node`, as the postgres user; its stdout. */
-export async function pgbackrest(user: RunAs, node: PatroniNode, args: string[]): Promise<string> {
+/** A pgBackRest command on `node` (or with a backup host's `env`), as the postgres user; its stdout. */
+export async function pgbackrest(
+  user: RunAs,
+  node: PatroniNode | { pgbackrestEnv(): NodeJS.ProcessEnv },
+  args: readonly string[],
+): Promise<string> {
   const [command, ...rest] = [...user.prefix, 'pgbackrest', `--stanza=${STANZA}`, ...args];
   try {
     const { stdout } = await run(command!, rest, {

@@ -1,7 +1,8 @@
 // `npm run rehearsal:failover`: the loss of the database machine, rehearsed (deploy/README.md,
 // "High availability"). etcd, three Patroni nodes (deploy/patroni/patroni.yml, synchronous
 // replication), HAProxy sending the instances' connections to the leader
-// (deploy/haproxy/postgres.cfg), pgBackRest archiving WAL (deploy/pgbackrest/pgbackrest.conf),
+// (deploy/haproxy/postgres.cfg), pgBackRest archiving WAL to a backup host over TLS
+// (deploy/pgbackrest/pgbackrest.conf and repository-host.conf, backup-host.ts),
 // three instances of this checkout's compiled server behind the API's HAProxy
 // (deploy/haproxy/haproxy.cfg), Redis at 127.0.0.1:6379 under a key prefix of the run's own, a
 // steady load through the official TypeScript client and webhook receivers. Then: SIGKILL the
@@ -237,11 +238,12 @@ async function rehearse(setup: Setup) {
     async () => {
       const started = performance.now();
       const leader = (await leaderOf(nodes))!;
-      await pgbackrest(user, leader, ['--type=incr', 'backup']);
+      // On the backup host, as its cron line runs it; it reads the leader through its pgbackrest server.
+      await pgbackrest(user, setup.backupHost, ['--type=incr', 'backup']);
       const took = performance.now() - started;
       await sleep(3000);
       target = now();
-      return `pgBackRest incremental backup of ${leader.name} under load in ${seconds(took)}; PITR target ${targetTime(wall(target))} 3 s after it`;
+      return `pgBackRest incremental backup of ${leader.name} on the backup host under load in ${seconds(took)}; PITR target ${targetTime(wall(target))} 3 s after it`;
     },
     7000,
   );
@@ -511,7 +513,10 @@ async function main(): Promise<number> {
   mkdirSync(logDir, { recursive: true });
   checkBuild();
   const busy: number[] = [];
-  for (const port of [PORTS.etcdClient, PORTS.etcdPeer, PORTS.pgProxy, PORTS.apiProxy, PORTS.restoredPg])
+  for (const port of [
+    ...[PORTS.etcdClient, PORTS.etcdPeer, PORTS.pgProxy, PORTS.apiProxy, PORTS.restoredPg],
+    ...[PORTS.backupHost, PORTS.nodeServer(0), PORTS.nodeServer(1), PORTS.nodeServer(2)],
+  ])
     if (await portAccepts(port, 300)) busy.push(port);
   if (busy.length)
     throw new Error(`ports in use: ${busy.join(', ')} (set FAILOVER_PORT_BASE to another range)`);

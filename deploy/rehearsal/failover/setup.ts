@@ -1,6 +1,7 @@
 // The failover rehearsal's deployment (deploy/rehearsal/failover/run.ts): the fixed ports of the
-// run, the certificates (deploy/tls/make-certs.sh), etcd and the Patroni cluster, the PostgreSQL
-// HAProxy, pgBackRest's stanza (encrypted) and full backup,
+// run, the certificates (deploy/tls/make-certs.sh), etcd, the pgBackRest backup host and the
+// Patroni cluster, the PostgreSQL HAProxy, the runbook's step 4 on the backup host (stanza, check,
+// full backup; the repository encrypted),
 // the service's database and role, companies, keys and webhook endpoints made with bin/invoicing,
 // three instances behind the API's HAProxy; and the small probes the phases share.
 import { execFile } from 'node:child_process';
@@ -18,20 +19,25 @@ import type { KeyOfCompany } from '../lib/load.js';
 import { withClient } from '../lib/postgres.js';
 import { waitUntil } from '../lib/processes.js';
 import { now, say, seconds } from '../lib/progress.js';
+import { backupHostEnv, RUNBOOK_STEP_4, startPgbackrestServer } from './backup-host.js';
 import {
+  type ClusterSettings,
   configFiles,
   createNode,
   type Etcd,
   healthy,
+  nodeConfig,
+  ownedDir,
   type PatroniNode,
   pgbackrest,
   preparePgbackrest,
+  type RunAs,
   runAs,
   startEtcd,
 } from './cluster.js';
 import { type PgHaproxy, startPgHaproxy } from './pg-haproxy.js';
 import { type EventReceivers, startEventReceivers } from './receivers.js';
-import { type Certificates, makeCertificates, SERVICE_NAME } from './tls.js';
+import { type Certificates, installNodeCertificate, makeCertificates, SERVICE_NAME } from './tls.js';
 
 const run = promisify(execFile);
 /** The runbook's step that creates the service's role and database. */
@@ -47,6 +53,9 @@ export const PORTS = {
   api: (index: number) => ({ port: BASE + 61 + index * 2, ops: BASE + 62 + index * 2 }),
   restoredPg: BASE + 81,
   restoredApi: { port: BASE + 82, ops: BASE + 83 },
+  /** The backup host's `pgbackrest server`, and each node's own. */
+  backupHost: BASE + 91,
+  nodeServer: (index: number) => BASE + 13 + index * 10,
 };
 export const NODES = 3;
 export const INSTANCES = 3;
@@ -97,6 +106,54 @@ export interface Setup {
   apiUrl: string;
   pgProxy: PgHaproxy;
   receivers: EventReceivers;
+  backupHost: BackupHost;
+}
+
+/** The backup host: a pgBackRest command there (with the passphrase, as its cron job has it). */
+export interface BackupHost {
+  pgbackrestEnv(): NodeJS.ProcessEnv;
+}
+
+/**
+ * The runbook's step 4': the backup host's directory (repo, log, lock; tls/ with its certificate
+ * as /etc/pgbackrest/tls/ holds it) and its `pgbackrest server` with repository-host.conf, the
+ * passphrase in its environment (as the runbook's drop-in gives pgbackrest.service): the WAL a
+ * node pushes is encrypted by the backup host's server, which refuses it without one.
+ */
+async function startBackupHost(
+  settings: ClusterSettings,
+  nodes: { dataDir: string; pgPort: number }[],
+  user: RunAs,
+  passphrase: string,
+): Promise<{ host: BackupHost; stop(): Promise<void> }> {
+  const dir = ownedDir(path.join(settings.runDir, 'backup'), user, 0o750);
+  for (const sub of ['repo', 'log', 'lock']) ownedDir(path.join(dir, sub), user, 0o750);
+  const tls = installNodeCertificate(
+    settings.certificates,
+    'backup',
+    ownedDir(path.join(dir, 'tls'), user),
+    user,
+  );
+  const env = backupHostEnv({
+    config: settings.configs.repositoryHost,
+    dir,
+    tls,
+    port: settings.backupHost.port,
+    nodes: nodes.map((node, index) => ({ ...node, serverPort: PORTS.nodeServer(index) })),
+  });
+  const withPassphrase = { ...env, PGBACKREST_REPO1_CIPHER_PASS: passphrase };
+  const server = await startPgbackrestServer({
+    name: 'the backup host',
+    prefix: user.prefix,
+    env: withPassphrase,
+    port: settings.backupHost.port,
+    cwd: dir,
+    logFile: path.join(settings.logDir, 'backup-pgbackrest-server.log'),
+  });
+  return {
+    host: { pgbackrestEnv: () => withPassphrase },
+    stop: () => server.stop(),
+  };
 }
 
 export async function bringUp(runDir: string, context: RunContext): Promise<Setup> {
@@ -111,8 +168,12 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
   };
   const appPassword = randomBytes(12).toString('hex');
   const nodeNames = Array.from({ length: NODES }, (_, index) => `pg${index + 1}`);
-  const certificates = await makeCertificates(path.join(runDir, 'ca'), ['etcd1', ...nodeNames, 'restored']);
-  say(`certificates: a CA and ${nodeNames.length + 2} certificates (deploy/tls/make-certs.sh)`);
+  const certificates = await makeCertificates(
+    path.join(runDir, 'ca'),
+    ['etcd1', ...nodeNames, 'restored', 'backup'],
+    ['backup'],
+  );
+  say(`certificates: a CA and ${nodeNames.length + 3} certificates (deploy/tls/make-certs.sh)`);
   const etcd = await startEtcd(
     runDir,
     PORTS.etcdClient,
@@ -127,10 +188,29 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
     say(
       `the postgres user cannot read the checkout's configuration files: Patroni and pgBackRest read byte-for-byte copies in ${configs.files.patroni.replace(/\/[^/]+$/, '')}`,
     );
-  const settings = { runDir, etcd, user, passwords, logDir, certificates, configs: configs.files };
+  const settings: ClusterSettings = {
+    runDir,
+    etcd,
+    user,
+    passwords,
+    logDir,
+    certificates,
+    configs: configs.files,
+    nodePgbackrestConfig: nodeConfig(runDir, configs.files.pgbackrest),
+    backupHost: {
+      port: PORTS.backupHost,
+      repoPath: path.join(runDir, 'backup', 'repo'),
+      nodeServerPort: (name) => PORTS.nodeServer(nodeNames.indexOf(name)),
+    },
+  };
   preparePgbackrest(settings);
   const nodes = nodeNames.map((name, index) =>
     createNode(settings, name, PORTS.node(index).pg, PORTS.node(index).rest),
+  );
+  const backup = await startBackupHost(settings, nodes, user, passwords.repoCipher);
+  stops.push(() => backup.stop());
+  say(
+    `backup host: pgbackrest server on port ${PORTS.backupHost} (TLS; deploy/pgbackrest/repository-host.conf)`,
   );
   stops.push(async () => {
     await Promise.all(nodes.map((node) => node.stop().catch(() => {})));
@@ -141,7 +221,6 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
     nodes[0]!.exited(),
   ]);
   say('pg1 bootstrapped the cluster (initdb) and leads');
-  await pgbackrest(user, nodes[0]!, ['stanza-create']);
   for (const node of nodes.slice(1)) await node.start();
   const seen = await waitUntil(
     '3 nodes running, one synchronous standby',
@@ -150,6 +229,9 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
     500,
   );
   say(`Patroni: ${seen.map((m) => `${m.name} ${m.role}`).join(', ')}`);
+  // The runbook's step 4, on the backup host: stanza (the encryption fixed here), check, full backup.
+  for (const args of RUNBOOK_STEP_4) await pgbackrest(user, backup.host, args);
+  say(`pgBackRest on the backup host: ${RUNBOOK_STEP_4.map((args) => args.join(' ')).join(', ')}`);
   const pgProxy = await startPgHaproxy({
     port: PORTS.pgProxy,
     nodes,
@@ -216,8 +298,6 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
   say(
     `${COMPANIES} companies (bin/invoicing demo), ${KEYS_PER_COMPANY} live keys each, a webhook endpoint each`,
   );
-  await pgbackrest(user, nodes[0]!, ['--type=full', 'backup']);
-  say('pgBackRest: stanza created, full backup taken');
 
   const instances: Instance[] = Array.from({ length: INSTANCES }, (_, index) =>
     createInstance({
@@ -264,6 +344,7 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
     superuserPassword: passwords.superuser,
     pgProxy,
     receivers,
+    backupHost: backup.host,
   };
 }
 

@@ -1,7 +1,8 @@
 // The failover rehearsal's certificates, made by the script an operator runs
 // (deploy/tls/make-certs.sh): the cluster's CA, one certificate for etcd, one per Patroni node (its
-// name, the name DATABASE_URL uses through HAProxy, and 127.0.0.1, where everything listens here)
-// and one for the restored cluster. Each node gets them in tls/ next to its data directory as
+// name, the name DATABASE_URL uses through HAProxy, localhost and 127.0.0.1, where everything listens
+// here), one for the restored cluster and one for the backup host (pgBackRest checks a TLS host's
+// name against the certificate's DNS names only: localhost stands for pgN and backup.invoicing.internal). Each node gets them in tls/ next to its data directory as
 // node.crt, node.key and ca.crt, as patroni.yml expects. And HTTPS requests that trust only that
 // CA, with a client certificate when asked (etcd and Patroni's REST API).
 import { execFile } from 'node:child_process';
@@ -24,9 +25,20 @@ export interface Certificates {
   cert(name: string): { cert: string; key: string };
 }
 
-export async function makeCertificates(dir: string, names: string[]): Promise<Certificates> {
+/**
+ * The CA and a certificate per name. `hostsOnly`: names whose certificate does not carry
+ * SERVICE_NAME (the backup host is no PostgreSQL server).
+ */
+export async function makeCertificates(
+  dir: string,
+  names: string[],
+  hostsOnly: string[] = [],
+): Promise<Certificates> {
   await run('bash', [MAKE_CERTS, dir, 'ca']);
-  for (const name of names) await run('bash', [MAKE_CERTS, dir, 'cert', name, SERVICE_NAME, '127.0.0.1']);
+  for (const name of names) {
+    const sans = hostsOnly.includes(name) ? [] : [SERVICE_NAME];
+    await run('bash', [MAKE_CERTS, dir, 'cert', name, ...sans, 'localhost', '127.0.0.1']);
+  }
   return {
     dir,
     ca: path.join(dir, 'ca.crt'),

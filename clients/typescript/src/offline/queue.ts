@@ -28,15 +28,14 @@ import {
 import { Journal, syncDirectory } from './journal.js';
 import { StoreLock } from './lock.js';
 import { lookUp } from './lookup.js';
-import {
-  type EnqueueOptions,
-  type FailedEntry,
-  type FlushResult,
-  type OfflineQueueOptions,
-  type OfflineQueueStatus,
-  RefConflictError,
-  StoreKeyMismatchError,
+import type {
+  EnqueueOptions,
+  FailedEntry,
+  FlushResult,
+  OfflineQueueOptions,
+  OfflineQueueStatus,
 } from './types.js';
+import { RefConflictError, StoreKeyMismatchError } from './types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;

@@ -72,14 +72,6 @@ abstract class Collection
     protected function write(string $method, string $path, array $body, callable $isMoney, ?string $idempotencyKey): array
     {
         $encoded = Json::encode($body, $isMoney);
-        return $this->transport->call($method, $path, [], $encoded, $idempotencyKey ?? self::uuid4())['data'];
-    }
-
-    private static function uuid4(): string
-    {
-        $bytes = random_bytes(16);
-        $bytes[6] = chr((ord($bytes[6]) & 0x0f) | 0x40);
-        $bytes[8] = chr((ord($bytes[8]) & 0x3f) | 0x80);
-        return vsprintf('%s%s-%s-%s-%s-%s%s%s', str_split(bin2hex($bytes), 4));
+        return $this->transport->call($method, $path, [], $encoded, $idempotencyKey ?? Transport::newKey())['data'];
     }
 }

@@ -84,6 +84,37 @@ final class PartnerApi
     }
 
     /**
+     * One write of a body already encoded, with its key, through this client's transport (its
+     * retries, pacing and deprecation report): the offline queue's way in.
+     *
+     * @internal
+     * @return array<string, mixed> the decoded answer
+     */
+    public function send(string $method, string $path, string $body, string $idempotencyKey): array
+    {
+        return $this->transport->call($method, $path, [], $body, $idempotencyKey);
+    }
+
+    /**
+     * Seconds until `$writes` more writes fit in every write limit this client has learnt (0 for
+     * none; null while no write limit is known): the offline queue's estimate.
+     *
+     * @internal
+     */
+    public function writesFitIn(int $writes): ?float
+    {
+        $longest = $writes === 0 ? 0.0 : null;
+        foreach ($writes === 0 ? [] : $this->rateLimits() as $limit) {
+            if (in_array('write', $limit->appliesTo, true) && $limit->quota && $limit->windowSeconds) {
+                $beyond = $writes - max(0, $limit->remaining ?? $limit->quota);
+                $wait = $beyond <= 0 ? 0.0 : ($limit->resetIn ?? 0.0) + (intdiv($beyond + $limit->quota - 1, $limit->quota) - 1) * $limit->windowSeconds;
+                $longest = max($longest ?? 0.0, $wait);
+            }
+        }
+        return $longest;
+    }
+
+    /**
      * The key's company, mode and scopes: a cheap check that the key works.
      *
      * @return array<string, mixed>

@@ -86,6 +86,15 @@ final class Transport
             : ['traceparent: ' . $parent];
     }
 
+    /** A fresh Idempotency-Key (and the offline queue's local ids): a UUID v4. */
+    public static function newKey(): string
+    {
+        $bytes = random_bytes(16);
+        $bytes[6] = chr((ord($bytes[6]) & 0x0f) | 0x40);
+        $bytes[8] = chr((ord($bytes[8]) & 0x3f) | 0x80);
+        return vsprintf('%s%s-%s-%s-%s-%s%s%s', str_split(bin2hex($bytes), 4));
+    }
+
     public function lastResponse(): ?Response
     {
         return $this->last;
@@ -236,7 +245,8 @@ final class Transport
         return new PartnerApiException($status, null, "HTTP {$status}: {$method} {$path} was redirected{$where}; the client never follows a redirect (is baseUrl the API's address?)", requestId: $info->requestId, rateLimit: $info->rateLimit, attempts: $info->attempts);
     }
 
-    private static function retryable(PartnerApiException $error): bool
+    /** Retried, and for the offline queue not a refusal of the entry: 429, 5xx, 409 in flight. */
+    public static function retryable(PartnerApiException $error): bool
     {
         if ($error->status === 429 || $error->status >= 500) {
             return true;

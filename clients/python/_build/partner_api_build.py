@@ -51,12 +51,13 @@ def _dist_name() -> str:
 
 
 def _package_files() -> List[str]:
-    """The package's files, relative to ROOT, sorted: its .py files and py.typed."""
+    """The package's files, relative to ROOT, sorted: its .py files, py.typed and the offline queue's
+    schema (a link to the PHP client's: both read one file, and the wheel holds its text)."""
     found = []
     for folder, dirs, files in os.walk(os.path.join(ROOT, PACKAGE)):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in files:
-            if name.endswith(".py") or name == "py.typed":
+            if name.endswith((".py", ".sql")) or name == "py.typed":
                 found.append(os.path.relpath(os.path.join(folder, name), ROOT).replace(os.sep, "/"))
     return sorted(found)
 

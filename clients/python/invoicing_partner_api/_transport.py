@@ -199,7 +199,7 @@ class Transport:
                     if 300 <= status < 400
                     else _api_error(status, text, info)
                 )
-                if not _retryable(error):
+                if not retryable(error):
                     raise error
                 failure = error
                 if info.rate_limit is not None and info.rate_limit.retry_after is not None:
@@ -275,7 +275,8 @@ def _redirect_error(status: int, headers: http.client.HTTPMessage, method: str, 
     )
 
 
-def _retryable(error: PartnerApiError) -> bool:
+def retryable(error: PartnerApiError) -> bool:
+    """Retried, and for the offline queue not a refusal of the entry: 429, 5xx, 409 in flight."""
     if error.status == 429 or error.status >= 500:
         return True
     return error.status == 409 and error.code == "idempotency_request_in_flight"

@@ -203,6 +203,23 @@ class PartnerApi:
         body, response = self._transport.call("GET", "/ping")
         return _result(body["data"], response)
 
+    def _send(self, method: str, path: str, body: bytes, idempotency_key: str) -> Dict[str, Any]:
+        """One write of a body already encoded, with its key, through this client's transport (its
+        retries, pacing and deprecation report): the offline queue's way in."""
+        answer, _ = self._transport.call(method, path, body=body, idempotency_key=idempotency_key)
+        return answer
+
+    def _writes_fit_in(self, writes: int) -> Optional[float]:
+        """Seconds until ``writes`` more writes fit in every write limit this client has learnt (0 for
+        none; None while no write limit is known): the offline queue's estimate."""
+        longest: Optional[float] = 0.0 if writes == 0 else None
+        for limit in self.rate_limits() if writes else []:
+            if "write" in limit.applies_to and limit.quota and limit.window_seconds:
+                beyond = writes - max(0, limit.remaining if limit.remaining is not None else limit.quota)
+                wait = 0.0 if beyond <= 0 else (limit.reset_in or 0.0) + (-(-beyond // limit.quota) - 1) * limit.window_seconds
+                longest = max(longest or 0.0, wait)
+        return longest
+
     def rate_limits(self) -> List[RateLimitState]:
         """The rate limits this client has learnt from the API's RateLimit headers, and what is left."""
         return self._pacer.snapshot() if self._pacer is not None else []

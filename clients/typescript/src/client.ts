@@ -168,6 +168,32 @@ export class PartnerApi {
     );
   }
 
+  /**
+   * One write of a body already encoded, with its key, through this client's transport (its
+   * retries, pacing and deprecation report): the offline queue's way in.
+   * @internal
+   */
+  async send<T>(method: 'POST' | 'PUT', path: string, body: string, idempotencyKey: string): Promise<T> {
+    return (await this.transport.call<T>({ method, path, body, idempotencyKey })).body;
+  }
+
+  /**
+   * Milliseconds until `writes` more writes fit in every write limit this client has learnt (0 for
+   * none; null while no write limit is known): the offline queue's estimate.
+   * @internal
+   */
+  writesFitInMs(writes: number): number | null {
+    if (writes === 0) return 0;
+    let longest: number | null = null;
+    for (const limit of this.rateLimits()) {
+      if (!limit.appliesTo.includes('write') || !limit.quota || !limit.windowSeconds) continue;
+      const beyond = writes - Math.max(0, limit.remaining ?? limit.quota);
+      const windows = (Math.ceil(beyond / limit.quota) - 1) * limit.windowSeconds * 1000;
+      longest = Math.max(longest ?? 0, beyond <= 0 ? 0 : (limit.resetInMs ?? 0) + windows);
+    }
+    return longest;
+  }
+
   /** The rate limits this client has learnt from the API's RateLimit headers, and what is left of each. */
   rateLimits(): RateLimitState[] {
     return this.pacer?.snapshot() ?? [];

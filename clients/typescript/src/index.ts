@@ -14,20 +14,18 @@ export {
 export { type DeprecationInfo, deprecationOf } from './deprecation.js';
 export { ERROR_CODES, PartnerApiError, PartnerApiNetworkError, type RateLimitInfo } from './errors.js';
 export { compactNuit, formatNuit, isValidNuit, nuitCheckDigit } from './nuit.js';
-export type { EntryError, EntryState } from './offline/entries.js';
+export type { EntryError, EntryResult, EntryState, RefEntry } from './offline/entries.js';
 export { StoreLockedError } from './offline/lock.js';
+export { OfflineQueue } from './offline/queue.js';
 export {
   type EnqueueOptions,
-  type EntryResult,
   type FailedEntry,
   type FlushResult,
-  OfflineQueue,
   type OfflineQueueOptions,
   type OfflineQueueStatus,
   RefConflictError,
-  type RefEntry,
   StoreKeyMismatchError,
-} from './offline/queue.js';
+} from './offline/types.js';
 export type { PaceInfo, RateLimitState, RequestKind } from './pacing.js';
 export type { FetchFunction, FetchResponse, ResponseInfo, RetryInfo, TraceContext } from './transport.js';
 export type * from './types.js';

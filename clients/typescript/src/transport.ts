@@ -275,7 +275,8 @@ function redirectError(response: FetchResponse, spec: CallSpec, info: ResponseIn
   });
 }
 
-function retryable(error: PartnerApiError): boolean {
+/** Retried, and for the offline queue not a refusal of the entry: 429, 5xx, 409 in flight. */
+export function retryable(error: PartnerApiError): boolean {
   if (error.status === 429 || error.status >= 500) return true;
   return error.status === 409 && error.code === 'idempotency_request_in_flight';
 }

@@ -250,4 +250,69 @@ describe('TypeScript client: the offline queue killed with SIGKILL at random poi
       await queue.close();
     }
   });
+  it('issue 42: killed while the journal is compacted after every flush: every sale that returned is done, once, and the journal reads whole', {
+    timeout: 300_000,
+  }, async () => {
+    const compacting = await storeDirectory();
+    const sales = new Map<string, string>();
+    let kills = 0;
+    try {
+      for (let run = 0; kills < 10; run++) {
+        expect(run, 'runs without a kill').toBeLessThan(40);
+        const till = startTill({
+          path: compacting.path,
+          baseUrl: proxy.baseUrl,
+          apiKey: tenant.key,
+          productId,
+          run: `k${run}`,
+          rounds: 3,
+          salesPerRound: 3,
+          compactAfter: 1,
+        });
+        await until(() => till.lines.includes('open') || till.child.exitCode !== null, 'the till to open');
+        // Most kills fall in a flush, where the compaction runs.
+        await until(
+          () => till.lines.some((line) => line.startsWith('flushing')) || till.child.exitCode !== null,
+          'a flush',
+        );
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 150));
+        if (till.child.exitCode === null) kills++;
+        till.child.kill('SIGKILL');
+        await till.exited;
+        for (const line of till.lines) {
+          const [what, local, reference] = line.split(' ');
+          if (what === 'sale' && local && reference) sales.set(local, reference);
+        }
+      }
+      const journal = await readFile(join(compacting.path, 'journal.log'));
+      expect(decodeRecords(journal).validBytes).toBe(journal.length);
+      const queue = await OfflineQueue.open({
+        path: compacting.path,
+        apiKey: tenant.key,
+        baseUrl: server.baseUrl,
+      });
+      try {
+        for (let i = 0; i < 5 && (await queue.status()).pending > 0; i++) await queue.flush();
+        expect(await queue.status()).toMatchObject({ pending: 0, failed: 0 });
+        const found = await invoicesByReference(server.db, tenant.companyId, [...sales.values()]);
+        for (const [local, reference] of sales) {
+          expect(found.get(reference), reference).toHaveLength(1);
+          expect(await queue.result(local)).toEqual({ state: 'done', id: found.get(reference)![0]!.id });
+        }
+        const sold = await server.db
+          .select({ reference: invoices.reference })
+          .from(invoices)
+          .where(and(eq(invoices.companyId, tenant.companyId), like(invoices.reference, 'V-k%')));
+        const references = sold.map((row) => row.reference);
+        expect(references.filter((reference, i) => references.indexOf(reference) !== i)).toEqual([]);
+        console.info(
+          `offline queue kills while compacting: ${kills} kills, ${sales.size} sales returned, 0 duplicates`,
+        );
+      } finally {
+        await queue.close();
+      }
+    } finally {
+      await compacting.remove();
+    }
+  });
 });

@@ -489,6 +489,93 @@ describe('TypeScript client: the offline queue', () => {
     expect(await reopened.flush()).toMatchObject({ sent: 0, pending: 0 });
   });
 
+  it('issue 42: past compactAfter the journal keeps one short record per finished entry; result, status, byRef (and its ref) and a later $local answer as before, also after a restart', async () => {
+    const now = Date.now();
+    const queue = await queueVia(proxy.baseUrl, { compactAfter: 1, now: () => now });
+    const journal = join(store.path, 'journal.log');
+    const customer = await queue.enqueue(
+      'POST',
+      '/customers',
+      { name: 'Cliente Compactado' },
+      { ref: 'C-000001/cliente' },
+    );
+    const body = sale('COMPACTA-1', { $local: customer });
+    const sold = await queue.enqueue('POST', '/invoices', body, { ref: 'C-000001' });
+    const bad = await queue.enqueue('POST', '/customers', { name: 'Email Mau', email: 'não-é-email' });
+    const lines = async () => (await readFile(journal, 'utf8')).split('\n').filter((line) => line !== '');
+    expect(await queue.flush()).toMatchObject({ sent: 2, failed: 1, pending: 0 });
+    // The header, one record for each finished entry, and the failed one's enqueue and refusal.
+    const kept = await lines();
+    expect(kept.map((line) => (JSON.parse(line.slice(17)) as { t: string }).t)).toEqual([
+      'open',
+      'finished',
+      'finished',
+      'enqueue',
+      'attempt',
+      'failed',
+    ]);
+    expect(kept.join('\n')).not.toContain('COMPACTA-1');
+    const before = {
+      customer: await queue.result(customer),
+      sold: await queue.result(sold),
+      bad: await queue.result(bad),
+      status: await queue.status(),
+      byRef: await queue.byRef('C-000001'),
+    };
+    expect(before.sold).toMatchObject({ state: 'done', id: expect.any(Number) });
+    await queue.close();
+    open.pop();
+    const again = await queueVia(proxy.baseUrl, { compactAfter: 1, now: () => now });
+    expect({
+      customer: await again.result(customer),
+      sold: await again.result(sold),
+      bad: await again.result(bad),
+      status: await again.status(),
+      byRef: await again.byRef('C-000001'),
+    }).toEqual(before);
+    expect(before.byRef).toEqual({ local_id: sold, ...before.sold });
+    // The ref's digest is kept: the same call is the entry held, another is refused.
+    expect(await again.enqueue('POST', '/invoices', body, { ref: 'C-000001' })).toBe(sold);
+    await expect(
+      again.enqueue('POST', '/invoices', sale('COMPACTA-2', { $local: customer }), { ref: 'C-000001' }),
+    ).rejects.toBeInstanceOf(RefConflictError);
+    // A finished customer is still named by $local, and the failed entry still resends.
+    const second = await again.enqueue('POST', '/invoices', sale('COMPACTA-2', { $local: customer }));
+    await again.resend(bad, { name: 'Email Mau', email: 'corrigido.compacta@exemplo.co.mz' });
+    expect(await again.flush()).toMatchObject({ sent: 2, failed: 0, pending: 0 });
+    const found = await invoicesByReference(server.db, tenant.companyId, ['COMPACTA-1', 'COMPACTA-2']);
+    expect(found.get('COMPACTA-1')).toEqual([{ id: before.sold.id, customerId: before.customer.id }]);
+    expect(found.get('COMPACTA-2')).toEqual([
+      { id: (await again.result(second)).id, customerId: before.customer.id },
+    ]);
+    expect(await again.status()).toMatchObject({ pending: 0, done: 4, failed: 0 });
+  });
+
+  it('issue 42: queued writes go through the client: its deprecation report and its retry hook hear them', async () => {
+    const told: string[] = [];
+    const retried: string[] = [];
+    let first = true;
+    const queue = await queueVia(proxy.baseUrl, {
+      // The answers as a deprecated route would give them; the first write's answer a 503.
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (init.method === 'POST' && first) {
+          first = false;
+          return { status: 503, headers: response.headers, text: async () => '' };
+        }
+        const headers = new Headers(response.headers);
+        headers.set('deprecation', '@1767225600');
+        return { status: response.status, headers, text: () => response.text() };
+      },
+      onDeprecation: (info) => told.push(`${info.method} ${info.path}`),
+      onRetry: (info) => retried.push(`${info.method} ${info.path} ${info.idempotencyKey !== undefined}`),
+    });
+    await queue.enqueue('POST', '/customers', { name: 'Cliente Avisado' });
+    expect(await queue.flush()).toMatchObject({ sent: 1, pending: 0 });
+    expect(told).toEqual(['POST /customers']);
+    expect(retried).toEqual(['POST /customers true']);
+  });
+
   it('issue 38, offline stores are private: a 0700 folder with 0600 files; a looser folder and journal are tightened', async () => {
     const queue = await queueVia(proxy.baseUrl);
     await queue.enqueue('POST', '/customers', { name: 'Cliente Privado', nuit: '400339910' });

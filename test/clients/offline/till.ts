@@ -14,6 +14,8 @@ interface Plan {
   salesPerRound: number;
   /** Milliseconds between two enqueues: a till sells at a person's pace, not in a burst. */
   pauseMs?: number;
+  /** The queue's compactAfter (1: the journal is rewritten after every flush). */
+  compactAfter?: number;
 }
 
 const plan = JSON.parse(process.env.TILL_PLAN ?? '{}') as Plan;
@@ -25,6 +27,7 @@ const queue = await OfflineQueue.open({
   baseUrl: plan.baseUrl,
   retryBaseDelayMs: 5,
   maxRetries: 2,
+  ...(plan.compactAfter === undefined ? {} : { compactAfter: plan.compactAfter }),
 });
 say('open');
 for (let round = 0; round < plan.rounds; round++) {

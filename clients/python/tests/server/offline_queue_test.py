@@ -10,6 +10,7 @@ import random
 import re
 import shutil
 import signal
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -267,7 +268,10 @@ class OfflineQueueTest(unittest.TestCase):
                 if queue.flush()["stopped"] == "empty":
                     break
             self.assertEqual((queue.status()["pending"], queue.status()["failed"]), (0, 0))
-            rows = queue._db.execute("select id, path, body, waits_for from entries order by seq").fetchall()
+            # The store itself (as the PHP test reads it), beside the queue that holds it.
+            store = sqlite3.connect(os.path.join(self.path, "queue.sqlite3"))
+            rows = store.execute("select id, path, body, waits_for from entries order by seq").fetchall()
+            store.close()
             self.assertEqual(returned - {row[0] for row in rows}, set())
             sales = [row for row in rows if row[1] == "/invoices"]
             references = {json.loads(bytes(row[2]))["reference"]: row for row in sales}

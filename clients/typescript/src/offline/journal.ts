@@ -3,7 +3,8 @@
 // process killed while writing leaves at most a torn last line, whose checksum fails: it is cut
 // off at the next open, never half applied. Node 20 has no node:sqlite, hence a file.
 import { createHash } from 'node:crypto';
-import { chmod, type FileHandle, open, readFile, truncate } from 'node:fs/promises';
+import { chmod, type FileHandle, open, readFile, rename, truncate } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 /** 16 hex digits of the SHA-256 of the record's JSON text. */
 function checksum(text: string): string {
@@ -37,7 +38,10 @@ export function decodeRecords(data: Buffer): { records: unknown[]; validBytes: n
 }
 
 export class Journal {
-  private constructor(private readonly handle: FileHandle) {}
+  private constructor(
+    private readonly file: string,
+    private handle: FileHandle,
+  ) {}
 
   /** Reads the journal (made when missing), cuts a torn tail off, and opens it for appending. */
   static async open(file: string): Promise<{ journal: Journal; records: unknown[]; created: boolean }> {
@@ -57,13 +61,32 @@ export class Journal {
     const handle = await open(file, 'a', 0o600);
     await chmod(file, 0o600);
     if (validBytes < data.length) await handle.sync();
-    return { journal: new Journal(handle), records, created };
+    return { journal: new Journal(file, handle), records, created };
   }
 
   /** Appends the records and syncs them to disk before returning. */
   async append(...records: object[]): Promise<void> {
     await this.handle.write(records.map(encodeRecord).join(''));
     await this.handle.sync();
+  }
+
+  /**
+   * Replaces the journal by `records`: written aside (0600) and synced, then renamed over it and the
+   * directory synced. A kill before the rename leaves the old journal whole; after it, the new one.
+   */
+  async rewrite(records: object[]): Promise<void> {
+    const aside = `${this.file}.compacting`;
+    const handle = await open(aside, 'w', 0o600);
+    try {
+      await handle.write(records.map(encodeRecord).join(''));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(aside, this.file);
+    await syncDirectory(dirname(this.file));
+    await this.handle.close();
+    this.handle = await open(this.file, 'a', 0o600);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,1 @@
+../../php/src/offline-queue.sql

@@ -3,8 +3,8 @@
 import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Tracer } from '@opentelemetry/api';
-import { DrizzleQueryError, is, type SQL, sql } from 'drizzle-orm';
-import { drizzle as drizzleNodePg, NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { DrizzleQueryError, type SQL, sql } from 'drizzle-orm';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
@@ -416,7 +416,10 @@ export async function queryRows<T>(db: Database, query: SQL): Promise<T[]> {
 
 export { sql };
 
-/** Whether `db` is a PostgreSQL server's (sessions of many processes), not the embedded PGlite. */
+/**
+ * Whether `db` is a PostgreSQL server's (sessions of many processes), not the embedded PGlite: the
+ * one question for the driver kind outside this module (`connectionOf` is for running statements).
+ */
 export function isPostgres(db: Database): boolean {
-  return is(db, NodePgDatabase);
+  return connectionOf(db).kind === 'postgres';
 }

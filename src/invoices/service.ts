@@ -4,9 +4,9 @@
 // at once, keyed by its dotted path with zero-based line indexes.
 import { randomInt } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { type CompanyContext, withTransaction } from '../context.js';
+import { type CompanyContext, inTransaction } from '../context.js';
 import { visibleTo } from '../customers/repository.js';
-import type { Database } from '../db/client.js';
+import { type Database, runInTransaction } from '../db/client.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
 import { customers, products, taxes } from '../db/schema.js';
 import { addFieldError, attachHint, type FieldErrors, notFound, validationFailed } from '../errors.js';
@@ -346,7 +346,9 @@ export async function createDraftInvoice(
   input: InvoiceCreateBody,
 ): Promise<{ id: number }> {
   if (!validateBody(input)) throw bodyValidationError(validateBody.errors ?? []);
-  const invoice = await withTransaction(context, (tx) => writeDraftInvoice(tx, input));
+  const invoice = await runInTransaction(context.db, (tx) =>
+    writeDraftInvoice(inTransaction(context, tx), input),
+  );
   return { id: invoice.id };
 }
 

@@ -7,95 +7,30 @@ import { isIP } from 'node:net';
 import { envSchema } from 'env-schema';
 import { ConfigError } from './config-error.js';
 import {
-  type DatabaseTimeouts,
+  type ConfigOf,
+  type ConfigPlace,
   DEFAULT_SHUTDOWN_DRAIN_MS,
   ENV_NAMES,
   ENV_SCHEMA,
   type EnvValues,
-  type LOG_FORMATS,
+  placesOf,
 } from './config-variables.js';
 
-export interface RateLimitConfig {
-  keyPerMinute: number;
-  keyWritesPerMinute: number;
-  keyPerDay: number;
-  companyPerMinute: number;
-  ipPerMinute: number;
-}
+/** The configuration: its shape is the declarations' (src/config-variables.ts), its values checked. */
+export type Config = Flat<ConfigOf<typeof READERS>>;
+type Flat<T> = { [Key in keyof T]: T[Key] };
 
-export interface Config {
-  port: number;
-  host: string;
-  /** PostgreSQL connection string; when absent the embedded PGlite database in `dataDir` is used. */
-  databaseUrl: string | undefined;
-  dataDir: string;
-  redisUrl: string | undefined;
-  /**
-   * Namespace of the rate-limit counters in Redis (REDIS_KEY_PREFIX); undefined: one of this
-   * installation's own, `partner-api:<installation id>:rl` (src/db/installation.ts).
-   */
-  redisKeyPrefix: string | undefined;
-  /** Base of `doc_url` in errors; by default the local docs server below. */
-  docsUrl: string;
-  /** Port of the docs server (`serve` only; its own port, never the API's); null: no docs server. */
-  docsPort: number | null;
-  timeZone: string;
-  logLevel: string;
-  /** `auto`: human lines on a terminal, JSON lines otherwise. */
-  logFormat: (typeof LOG_FORMATS)[number];
-  /** Fastify `trustProxy`: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
-  trustProxy: boolean | number | string;
-  /** Largest accepted request body, in bytes. */
-  bodyLimit: number;
-  /** Seconds after which an in-flight idempotency record whose holder died may be taken over. */
-  idempotencyLockTimeoutSeconds: number;
-  rateLimits: RateLimitConfig;
-  /** Port of the operations server (/healthz, /readyz, /metrics); undefined: no operations server. */
-  opsPort: number | undefined;
-  opsHost: string;
-  webhooks: WebhookConfig;
-  databaseTimeouts: DatabaseTimeouts;
-  shutdown: ShutdownConfig;
-  /** REQUEST_LOG: keep a record of every API request of a known key (src/request-log/). */
-  requestLog: boolean;
-  /** KEY_CACHE_TTL_MS: longest a remembered key is believed (a testing knob; src/keys/key-cache.ts). */
-  keyCacheTtlMs: number;
-  console: ConsoleConfig;
-}
-
-/** The support console (src/console/): its own port, never the API's. */
-export interface ConsoleConfig {
-  /** null: no console (CONSOLE_PORT=off); 0: any free port. */
-  port: number | null;
-  host: string;
-  /** Its public address (CONSOLE_URL), or the local one; links and the Origin check use it. */
-  url: string;
-  /** Whether CONSOLE_URL was given: without it, the Origin may also be the address the browser used. */
-  urlConfigured: boolean;
-  /** CONSOLE_SECRET_KEY as 32 bytes in hex; undefined: a generated key (never in production). */
-  secretKey: string | undefined;
-}
-
+export type RateLimitConfig = Config['rateLimits'];
+/** Every wait on the database is bounded (PostgreSQL; PGlite is one process and has no pool). */
+export type DatabaseTimeouts = Config['databaseTimeouts'];
 /** How `serve` stops on SIGTERM or SIGINT (src/cli/shutdown.ts). */
-export interface ShutdownConfig {
-  /** Milliseconds the API keeps serving after /readyz turned 503, so that a load balancer notices. */
-  drainMs: number;
-  /** Milliseconds the close after the drain may take before the process exits anyway (status 1). */
-  timeoutMs: number;
-}
-
-export interface WebhookConfig {
-  /** Delays before each retry of a failed delivery, in milliseconds (WEBHOOK_RETRY_SCHEDULE). */
-  retrySchedule: number[];
-  /** WEBHOOK_ALLOW_HTTP: plain http to loopback addresses (a receiver on this machine). */
-  allowHttp: boolean;
-  /** WEBHOOK_ALLOW_PRIVATE: endpoints on private, link-local and loopback addresses. */
-  allowPrivate: boolean;
-}
+export type ShutdownConfig = Config['shutdown'];
+export type WebhookConfig = Config['webhooks'];
+/** The support console (src/console/): its own port, never the API's. */
+export type ConsoleConfig = Config['console'];
 
 export { ConfigError } from './config-error.js';
 export {
-  type DatabaseTimeouts,
   DEFAULT_DATABASE_TIMEOUTS,
   DEFAULT_WEBHOOK_RETRY_SCHEDULE,
   ENV_NAMES,
@@ -279,62 +214,61 @@ export function loadConfig(env: Env): Config {
   if (problems.length > 0) {
     throw new ConfigError(problems.join('; '));
   }
-  const docsPort = values.DOCS_PORT === 'off' ? null : Number(values.DOCS_PORT);
-  const consolePort = values.CONSOLE_PORT === 'off' ? null : Number(values.CONSOLE_PORT);
-  return {
-    port: values.PORT,
-    host: values.HOST,
-    databaseUrl: values.DATABASE_URL,
-    dataDir: values.DATA_DIR,
-    redisUrl: values.REDIS_URL,
-    redisKeyPrefix: values.REDIS_KEY_PREFIX,
-    // Without DOCS_URL, errors point at this service's own docs server, so every doc_url opens.
-    docsUrl: (values.DOCS_URL ?? localAddress(values.HOST, docsPort ?? DEFAULT_DOCS_PORT)).replace(
-      /\/+$/,
-      '',
+  return configOf(values);
+}
+
+const portOrOff = (raw: string): number | null => (raw === 'off' ? null : Number(raw));
+const flag = (raw: string): boolean => ['true', '1'].includes(raw);
+const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '');
+
+/** The places of the `Config` that are not simply a variable's value: made from the values. */
+const READERS = {
+  // Without DOCS_URL, errors point at this service's own docs server, so every doc_url opens.
+  docsUrl: (values: EnvValues): string =>
+    withoutTrailingSlash(
+      values.DOCS_URL ?? localAddress(values.HOST, portOrOff(values.DOCS_PORT) ?? DEFAULT_DOCS_PORT),
     ),
-    docsPort,
-    timeZone: values.TZ_NAME,
-    logLevel: values.LOG_LEVEL,
-    logFormat: values.LOG_FORMAT,
-    trustProxy: trustProxyOf(values.TRUST_PROXY) ?? false,
-    bodyLimit: values.BODY_LIMIT_BYTES,
-    idempotencyLockTimeoutSeconds: values.IDEMPOTENCY_LOCK_TIMEOUT_SECONDS,
-    rateLimits: {
-      keyPerMinute: values.RATE_LIMIT_KEY_PER_MINUTE,
-      keyWritesPerMinute: values.RATE_LIMIT_KEY_WRITES_PER_MINUTE,
-      keyPerDay: values.RATE_LIMIT_KEY_PER_DAY,
-      companyPerMinute: values.RATE_LIMIT_COMPANY_PER_MINUTE,
-      ipPerMinute: values.RATE_LIMIT_IP_PER_MINUTE,
-    },
-    opsPort: values.OPS_PORT,
-    opsHost: values.OPS_HOST,
-    databaseTimeouts: {
-      statementTimeoutMs: values.DB_STATEMENT_TIMEOUT_MS,
-      lockTimeoutMs: values.DB_LOCK_TIMEOUT_MS,
-      idleInTransactionTimeoutMs: values.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
-      poolAcquireTimeoutMs: values.DB_POOL_ACQUIRE_TIMEOUT_MS,
-    },
-    webhooks: {
-      retrySchedule: retryScheduleOf(values.WEBHOOK_RETRY_SCHEDULE) ?? [],
-      allowHttp: ['true', '1'].includes(values.WEBHOOK_ALLOW_HTTP),
-      allowPrivate: ['true', '1'].includes(values.WEBHOOK_ALLOW_PRIVATE),
-    },
-    shutdown: {
-      // Only a load balancer that polls /readyz (the operations port) needs time to notice.
-      drainMs: values.SHUTDOWN_DRAIN_MS ?? (values.OPS_PORT === undefined ? 0 : DEFAULT_SHUTDOWN_DRAIN_MS),
-      timeoutMs: values.SHUTDOWN_TIMEOUT_MS,
-    },
-    requestLog: values.REQUEST_LOG === 'on',
-    keyCacheTtlMs: values.KEY_CACHE_TTL_MS,
-    console: {
-      port: consolePort,
-      host: values.CONSOLE_HOST,
-      url: (
-        values.CONSOLE_URL ?? localAddress(values.CONSOLE_HOST, consolePort || DEFAULT_CONSOLE_PORT)
-      ).replace(/\/+$/, ''),
-      urlConfigured: values.CONSOLE_URL !== undefined,
-      secretKey: values.CONSOLE_SECRET_KEY?.toLowerCase(),
-    },
-  };
+  /** null: no docs server (`serve` only; its own port, never the API's). */
+  docsPort: (values: EnvValues) => portOrOff(values.DOCS_PORT),
+  trustProxy: (values: EnvValues): boolean | number | string => trustProxyOf(values.TRUST_PROXY) ?? false,
+  'webhooks.retrySchedule': (values: EnvValues) => retryScheduleOf(values.WEBHOOK_RETRY_SCHEDULE) ?? [],
+  'webhooks.allowHttp': (values: EnvValues) => flag(values.WEBHOOK_ALLOW_HTTP),
+  'webhooks.allowPrivate': (values: EnvValues) => flag(values.WEBHOOK_ALLOW_PRIVATE),
+  // Only a load balancer that polls /readyz (the operations port) needs time to notice.
+  'shutdown.drainMs': (values: EnvValues) =>
+    values.SHUTDOWN_DRAIN_MS ?? (values.OPS_PORT === undefined ? 0 : DEFAULT_SHUTDOWN_DRAIN_MS),
+  requestLog: (values: EnvValues) => values.REQUEST_LOG === 'on',
+  /** null: no console (CONSOLE_PORT=off); 0: any free port. */
+  'console.port': (values: EnvValues) => portOrOff(values.CONSOLE_PORT),
+  /** Its public address (CONSOLE_URL), or the local one; links and the Origin check use it. */
+  'console.url': (values: EnvValues): string =>
+    withoutTrailingSlash(
+      values.CONSOLE_URL ??
+        localAddress(values.CONSOLE_HOST, portOrOff(values.CONSOLE_PORT) || DEFAULT_CONSOLE_PORT),
+    ),
+  /** Without CONSOLE_URL, the Origin may also be the address the browser used. */
+  'console.urlConfigured': (values: EnvValues) => values.CONSOLE_URL !== undefined,
+  /** 32 bytes in hex; undefined: a generated key (never in production). */
+  'console.secretKey': (values: EnvValues) => values.CONSOLE_SECRET_KEY?.toLowerCase(),
+} satisfies { [Place in ConfigPlace]?: (values: EnvValues) => unknown };
+
+/** Every variable's value at its place (src/config-variables.ts), through its reader if it has one. */
+function configOf(values: EnvValues): Config {
+  const readers: Partial<Record<ConfigPlace, (values: EnvValues) => unknown>> = READERS;
+  const config: Record<string, unknown> = {};
+  for (const name of ENV_NAMES) {
+    for (const place of placesOf(name)) {
+      const reader = readers[place];
+      const value = reader ? reader(values) : values[name];
+      const [section, field] = place.split('.') as [string, string | undefined];
+      if (field === undefined) {
+        config[place] = value;
+        continue;
+      }
+      const fields = (config[section] ?? {}) as Record<string, unknown>;
+      fields[field] = value;
+      config[section] = fields;
+    }
+  }
+  return config as Config;
 }

@@ -1,7 +1,7 @@
 // The one context of a piece of work: which database (or transaction), which company, which clock,
 // and who is acting. Built at the edge (authentication for an API request, the dispatcher for an
 // operator command) and passed explicitly to every repository, service, event and audit record.
-import { type Database, runInTransaction } from './db/client.js';
+import type { Database } from './db/client.js';
 import type { ListMemory } from './db/list-memory.js';
 
 /** An API request: set at authentication; the Idempotency-Key is known from step 9 on (writes). */
@@ -60,12 +60,4 @@ export function forCompany(context: ActingContext, companyId: number): CompanyCo
 export function inTransaction<C extends ActingContext>(context: C, tx: Database): C {
   const { lists: _notInTransactions, ...rest } = context as C & { lists?: ListMemory };
   return { ...rest, db: tx } as C;
-}
-
-/** Runs `work` in a transaction of the context's database, with the context inside it. */
-export function withTransaction<C extends ActingContext, T>(
-  context: C,
-  work: (tx: C) => Promise<T>,
-): Promise<T> {
-  return runInTransaction(context.db, (tx) => work(inTransaction(context, tx)));
 }

@@ -24,9 +24,16 @@ export function money(value: DecimalValue): string {
   return new Decimal(value).toFixed(2, Decimal.ROUND_HALF_UP);
 }
 
-/** A nullable numeric column as the API shows it. */
+/** numeric(18,2) text as PostgreSQL writes it ("1250.00", never "-0.00"): already the API's form. */
+const STORED_MONEY = /^(?!-0\.00$)-?(?:0|[1-9][0-9]*)\.[0-9]{2}$/;
+
+/**
+ * A nullable numeric column as the API shows it; one in its stored form (every read of a list)
+ * is passed on without decimal arithmetic.
+ */
 export function formatMoney(value: string | null): string | null {
-  return value === null ? null : money(value);
+  if (value === null) return null;
+  return STORED_MONEY.test(value) ? value : money(value);
 }
 
 const LITERAL = /^-?([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;

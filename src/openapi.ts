@@ -317,65 +317,94 @@ function finishParameters(parameters: Json[] | undefined): Json[] | undefined {
   });
 }
 
+type RouteOperation = Json & { 'x-error-codes': ErrorCode[]; responses: Json; parameters?: Json[] };
+
+/** The JSON schema of an operation's request body, if it takes one. */
+function bodySchemaOf(operation: Json): Json | undefined {
+  const content = (operation.requestBody as Json | undefined)?.content as Json | undefined;
+  return (content?.['application/json'] as Json | undefined)?.schema as Json | undefined;
+}
+
+/**
+ * One operation as published: a write's Idempotency-Key, its parameters, and every answer it can
+ * give (its successes, its error codes, 500 and 503). Also the error envelope its 4xx declare.
+ */
+function finishOperation(
+  method: string,
+  operation: Json,
+  docsUrl: string,
+): { finished: Json; envelope?: Json } {
+  const write = method === 'post' || method === 'put';
+  const { 'x-error-codes': codes, responses, parameters, ...rest } = operation as RouteOperation;
+  let envelope: Json | undefined;
+  const successes: Json = {};
+  for (const [status, response] of Object.entries(responses)) {
+    if (status.startsWith('4'))
+      envelope ??= (((response as Json).content as Json)['application/json'] as Json).schema as Json;
+    else successes[status] = finishSuccess(response as Json, write);
+  }
+  const finishedParameters = [
+    ...(write ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ...(finishParameters(parameters) ?? []),
+  ];
+  const finished = {
+    ...rest,
+    ...(finishedParameters.length > 0 ? { parameters: finishedParameters } : {}),
+    responses: {
+      ...successes,
+      ...errorResponses(codes, write, docsUrl, bodySchemaOf(rest)),
+      500: INTERNAL_ERROR,
+      503: SERVICE_UNAVAILABLE,
+    },
+  };
+  return envelope ? { finished, envelope } : { finished };
+}
+
+/** The error components every answer refers to, made from the envelope the routes declare. */
+function errorSchemas(envelope: Json): Json {
+  return {
+    Error: errorComponent(envelope, false),
+    ValidationError: errorComponent(envelope, true),
+    InternalError: genericSchema(
+      500,
+      'A resposta genérica de uma falha interna (src/http/error-handler.ts).',
+    ),
+    ServiceUnavailable: genericSchema(
+      503,
+      'A resposta genérica de uma espera limitada da base de dados que expirou (src/http/error-handler.ts).',
+    ),
+  };
+}
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: true,
+  description:
+    'Uma chave única por operação (por exemplo um UUID). Repetir o mesmo pedido, byte a byte, com a mesma chave devolve a resposta guardada em vez de criar de novo; guardada 24 horas.',
+  schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source, minLength: 8, maxLength: 191 },
+  example: '7d0c5a3e-2b1f-4c8e-9a6d-5e4f3b2a1c0d',
+};
+
+/**
+ * The document as published: every operation finished, the error components added, and titled
+ * schemas hoisted into components (sorted by name).
+ */
 function finishDocument(document: Json, docsUrl: string): Json {
   const components = document.components as Json;
-  const schemas = { ...(components.schemas as Json) };
-  const paths = document.paths as Record<string, Record<string, Json>>;
   let envelope: Json | undefined;
   const finishedPaths: Json = {};
-  for (const [path, operations] of Object.entries(paths)) {
+  for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
     const finished: Json = {};
     for (const [method, operation] of Object.entries(operations)) {
-      const write = method === 'post' || method === 'put';
-      const {
-        'x-error-codes': codes,
-        responses,
-        parameters,
-        ...rest
-      } = operation as Json & {
-        'x-error-codes': ErrorCode[];
-        responses: Json;
-        parameters?: Json[];
-      };
-      const body = (
-        ((rest.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'] as
-          | Json
-          | undefined
-      )?.schema as Json | undefined;
-      const successes: Json = {};
-      for (const [status, response] of Object.entries(responses)) {
-        if (status.startsWith('4'))
-          envelope ??= (((response as Json).content as Json)['application/json'] as Json).schema as Json;
-        else successes[status] = finishSuccess(response as Json, write);
-      }
-      const finishedParameters = [
-        ...(write ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
-        ...(finishParameters(parameters) ?? []),
-      ];
-      finished[method] = {
-        ...rest,
-        ...(finishedParameters.length > 0 ? { parameters: finishedParameters } : {}),
-        responses: {
-          ...successes,
-          ...errorResponses(codes, write, docsUrl, body),
-          500: INTERNAL_ERROR,
-          503: SERVICE_UNAVAILABLE,
-        },
-      };
+      const result = finishOperation(method, operation, docsUrl);
+      finished[method] = result.finished;
+      envelope ??= result.envelope;
     }
     finishedPaths[path] = finished;
   }
   if (!envelope) throw new Error('no route declares the error envelope');
-  schemas.Error = errorComponent(envelope, false);
-  schemas.ValidationError = errorComponent(envelope, true);
-  schemas.InternalError = genericSchema(
-    500,
-    'A resposta genérica de uma falha interna (src/http/error-handler.ts).',
-  );
-  schemas.ServiceUnavailable = genericSchema(
-    503,
-    'A resposta genérica de uma espera limitada da base de dados que expirou (src/http/error-handler.ts).',
-  );
+  const schemas: Json = { ...(components.schemas as Json), ...errorSchemas(envelope) };
   const hoisted = hoistTitledSchemas(finishedPaths, schemas) as Json;
   for (const [name, schema] of Object.entries(schemas))
     schemas[name] = hoistTitledSchemas(schema, schemas, true);
@@ -385,17 +414,7 @@ function finishDocument(document: Json, docsUrl: string): Json {
     components: {
       ...components,
       schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
-      parameters: {
-        IdempotencyKey: {
-          name: 'Idempotency-Key',
-          in: 'header',
-          required: true,
-          description:
-            'Uma chave única por operação (por exemplo um UUID). Repetir o mesmo pedido, byte a byte, com a mesma chave devolve a resposta guardada em vez de criar de novo; guardada 24 horas.',
-          schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source, minLength: 8, maxLength: 191 },
-          example: '7d0c5a3e-2b1f-4c8e-9a6d-5e4f3b2a1c0d',
-        },
-      },
+      parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER },
     },
   };
 }

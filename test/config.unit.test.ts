@@ -2,10 +2,10 @@
 // made from those declarations and must be the current one, and a bad value of any variable stops
 // the start with a message naming it.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { readmeConfigurationTable } from '../scripts/lib/config-table.js';
-import { ConfigError, ENV_NAMES, loadConfig } from '../src/config.js';
-import { configurationTable } from '../src/config-variables.js';
+import { type Config, ConfigError, ENV_NAMES, loadConfig } from '../src/config.js';
+import { configurationTable, type LOG_FORMATS, type LOG_LEVELS, placesOf } from '../src/config-variables.js';
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
@@ -190,5 +190,22 @@ describe('configuration', () => {
       /^CONSOLE_PORT tem de ser diferente de DOCS_PORT/,
     );
     expect(loadConfig({ PORT: '3002', CONSOLE_PORT: 'off' }).console.port).toBeNull();
+  });
+
+  it('issue 42, goal 4: the Config is made from the declarations alone, each declared place once, typed by its schema', () => {
+    const places = ENV_NAMES.flatMap((name) => placesOf(name));
+    expect(new Set(places).size).toBe(places.length);
+    const config = loadConfig({}) as unknown as Record<string, unknown>;
+    const made = Object.entries(config).flatMap(([key, value]) =>
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? Object.keys(value).map((field) => `${key}.${field}`)
+        : [key],
+    );
+    expect(made.sort()).toEqual([...places].sort());
+    expectTypeOf<Config['logLevel']>().toEqualTypeOf<(typeof LOG_LEVELS)[number]>();
+    expectTypeOf<Config['logFormat']>().toEqualTypeOf<(typeof LOG_FORMATS)[number]>();
+    expectTypeOf<Config['docsPort']>().toEqualTypeOf<number | null>();
+    expectTypeOf<Config['rateLimits']['keyPerDay']>().toEqualTypeOf<number>();
+    expectTypeOf<Config['console']['secretKey']>().toEqualTypeOf<string | undefined>();
   });
 });

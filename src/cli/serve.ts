@@ -14,10 +14,10 @@ import type { Config } from '../config.js';
 import { type ConsoleOutcome, startConsole } from '../console/index.js';
 import { type DatabaseHandle, openDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
-import { companies } from '../db/schema.js';
 import { storageTargetOf } from '../db/target.js';
 import { type DocsOutcome, startDocs } from '../docs/index.js';
 import { type MonitoringServer, startMonitoringServer } from '../monitoring/server.js';
+import { hasAnyCompany } from '../operations/companies.js';
 import { OperationError } from '../operations/errors.js';
 import {
   executeNamedOperation,
@@ -208,7 +208,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
 
     // Last, once everything listens: the keys of a demo company created now are always printed.
     let demo: OperationResult<'demo'> | null = null;
-    const [anyCompany] = await handle.db.select({ id: companies.id }).from(companies).limit(1);
+    const anyCompany = await hasAnyCompany(handle.db);
     if (!anyCompany && options.demo && !options.production) {
       // Decided again under a lock: of servers started together, one creates the demo.
       demo = await executeOperation(setup, 'demo', { if_empty: true }, options.actor);

@@ -3,8 +3,8 @@
 import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Tracer } from '@opentelemetry/api';
-import { DrizzleQueryError, is, type SQL, sql } from 'drizzle-orm';
-import { drizzle as drizzleNodePg, NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { DrizzleQueryError, type SQL, sql } from 'drizzle-orm';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
@@ -92,14 +92,10 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
     pool.on('error', () => {});
     // Nor one that breaks while checked out (PostgreSQL restarted between two queries of a
     // transaction): the holder's next query fails, and the pool drops the client on release.
+    // One whose server answers but is no longer the primary is released with its error by its
+    // transaction (TransactionConnection below); a failed statement outside one, by the pool.
     pool.on('connect', (client) => {
       client.on('error', () => {});
-      watchForLostServer(client);
-    });
-    // A connection that met a server gone or no longer the primary is closed on release, never
-    // reused: after a failover every new connection leads where the URL leads now.
-    pool.on('release', (_error, client) => {
-      if (lostServer.has(client)) client.end().catch(() => {});
     });
     const db = ownedHandle({ kind: 'postgres', client: pool, depth: 0 });
     const url = new URL(target.url);
@@ -162,7 +158,12 @@ export async function openDatabase(target: StorageTarget): Promise<DatabaseHandl
  * `depth`: 0 outside a transaction, 1 in one, more in its savepoints.
  */
 export type Connection =
-  | { kind: 'postgres'; client: pg.Pool | pg.PoolClient; depth: number }
+  | {
+      kind: 'postgres';
+      /** The pool outside a transaction (it releases a connection with a failed statement's error). */
+      client: pg.Pool | TransactionConnection;
+      depth: number;
+    }
   | {
       kind: 'pglite';
       /** Every call through it counts as a possible write (src/db/read-cache.ts). */
@@ -173,6 +174,9 @@ export type Connection =
       /** Traces the statements of its transactions too. */
       tracer?: Tracer;
     };
+
+/** How statements are run on a PostgreSQL connection: the pool's and a transaction's `query`. */
+export type PostgresStatements = Pick<TransactionConnection, 'query'>;
 
 const connections = new WeakMap<object, Connection>();
 
@@ -185,8 +189,9 @@ export function connectionOf(db: Database): Connection {
 
 /** A drizzle handle over `connection`, known to this module; its `transaction` is ours. */
 function ownedHandle(connection: Connection): Database {
+  // Drizzle only runs `query` on the client it is given.
   const db = (connection.kind === 'postgres'
-    ? drizzleNodePg({ client: connection.client })
+    ? drizzleNodePg({ client: connection.client as pg.Pool })
     : drizzlePglite({ client: connection.client as PGlite })) as unknown as Database;
   connections.set(db, connection);
   db.transaction = (work) => runInTransaction(db, work);
@@ -233,7 +238,8 @@ export async function runInTransaction<T>(db: Database, work: (tx: Database) => 
       return work(ownedHandle({ kind: 'pglite', client: tx, reads: tx, depth: 1 }));
     });
   }
-  const client = await (connection.client as pg.Pool).connect();
+  const pooled = await (connection.client as pg.Pool).connect();
+  const client = new TransactionConnection(pooled);
   /** Set when the connection's state is unknown: it is then closed, never reused. */
   let broken: Error | undefined;
   try {
@@ -254,7 +260,35 @@ export async function runInTransaction<T>(db: Database, work: (tx: Database) => 
       throw error;
     }
   } finally {
-    client.release(broken);
+    // Released with an error, the pool closes the connection instead of handing it out again.
+    pooled.release(client.lost ?? broken);
+  }
+}
+
+/**
+ * The one pooled connection of a PostgreSQL transaction, as its handles run statements on it
+ * (drizzle's, `runFixed`'s, the transaction commands). A failure that shows the server lost (gone,
+ * going, or no longer the primary: src/db/errors.ts) is kept, so that the connection is released
+ * with it and closed: after a failover every new connection leads where the URL leads now. The
+ * pool tells apart a connection that broke by itself, but not one whose server still answers as a
+ * standby; the caller still gets the error.
+ */
+export class TransactionConnection {
+  /** The first failure of this connection that showed its server lost. */
+  lost: Error | undefined;
+
+  constructor(private readonly client: pg.PoolClient) {}
+
+  async query<Row extends pg.QueryResultRow>(
+    statement: string | pg.QueryConfig | pg.QueryArrayConfig,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<Row>> {
+    try {
+      return await this.client.query<Row>(statement as pg.QueryConfig, values);
+    } catch (error) {
+      if (!this.lost && describeDatabaseError(error).dropConnection) this.lost = error as Error;
+      throw error;
+    }
   }
 }
 
@@ -276,39 +310,10 @@ async function inSavepoint<T>(connection: Connection, work: (tx: Database) => Pr
 /** A transaction command; a failure looks as drizzle's own did (the driver's error the cause). */
 async function command(client: Connection['client'], text: string): Promise<void> {
   try {
-    await (client as Pick<pg.PoolClient, 'query'>).query(text);
+    await (client as PostgresStatements).query(text);
   } catch (error) {
     throw new DrizzleQueryError(text, [], error as Error);
   }
-}
-
-/** Pooled connections that met a server gone, going, or no longer the primary (src/db/errors.ts). */
-const lostServer = new WeakSet<pg.PoolClient>();
-
-/**
- * Marks `client` lost when one of its queries fails because of its server (read-only after a
- * failover, shut down, connection cut). The pool drops a client whose connection broke by itself;
- * one whose server answers but is no longer the primary only this tells apart. Every form of
- * `query` goes through (promise or callback); the caller still gets the error.
- */
-function watchForLostServer(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  const judge = (error: unknown) => {
-    if (error && describeDatabaseError(error).dropConnection) lostServer.add(client);
-  };
-  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-    const callback = args.at(-1);
-    if (typeof callback === 'function') {
-      args[args.length - 1] = (error: unknown, ...rest: unknown[]) => {
-        judge(error);
-        return callback(error, ...rest);
-      };
-      return query(...args);
-    }
-    const result = query(...args);
-    if (result instanceof Promise) result.catch(judge);
-    return result;
-  };
 }
 
 /** Every company's data version, as one text: equal texts, no change to the versioned tables. */
@@ -411,7 +416,10 @@ export async function queryRows<T>(db: Database, query: SQL): Promise<T[]> {
 
 export { sql };
 
-/** Whether `db` is a PostgreSQL server's (sessions of many processes), not the embedded PGlite. */
+/**
+ * Whether `db` is a PostgreSQL server's (sessions of many processes), not the embedded PGlite: the
+ * one question for the driver kind outside this module (`connectionOf` is for running statements).
+ */
 export function isPostgres(db: Database): boolean {
-  return is(db, NodePgDatabase);
+  return connectionOf(db).kind === 'postgres';
 }

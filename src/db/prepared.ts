@@ -30,7 +30,7 @@ import {
 } from 'drizzle-orm';
 import { PgDialect, type PgTable, QueryBuilder } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { connectionOf, type Database } from './client.js';
+import { connectionOf, type Database, type PostgresStatements } from './client.js';
 import { readCacheOf, VERSIONED_TABLES } from './read-cache.js';
 
 const dialect = new PgDialect();
@@ -129,11 +129,11 @@ async function execute<Row>(
   try {
     if (connection.kind === 'postgres') {
       // The pool, or the transaction's own connection: parsed and planned once per connection.
-      const { client } = connection;
+      const client = connection.client as PostgresStatements;
       rows = columns
-        ? (await client.query({ name, text: query.sql, values: params, rowMode: 'array', types: PG_TYPES }))
-            .rows
-        : (await client.query({ name, text: query.sql, values: params, types: PG_TYPES })).rows;
+        ? ((await client.query({ name, text: query.sql, values: params, rowMode: 'array', types: PG_TYPES }))
+            .rows as unknown[] as unknown[][])
+        : ((await client.query({ name, text: query.sql, values: params, types: PG_TYPES })).rows as Row[]);
     } else {
       // A read by declaration is not counted as a write by the read cache.
       const client = read ? connection.reads : connection.client;

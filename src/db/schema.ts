@@ -453,7 +453,6 @@ export const idempotencyKeys = pgTable(
 // another company's event.
 
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
 const webhookTimestamp = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 

@@ -18,7 +18,7 @@
 // and prepared; the claim commits without waiting for the WAL flush (see `insertClaim`).
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type CompanyContext, inTransaction } from '../context.js';
 import { type Database, isPostgres, runInTransaction } from '../db/client.js';
 import { describeDatabaseError } from '../db/errors.js';
@@ -120,11 +120,23 @@ const SERVER_IDENTITY = sql`(select system_identifier::text || '@' || pg_postmas
   from pg_control_system())`;
 
 /**
- * The session that holds a claim, recorded on PostgreSQL only (`track`): the embedded database is
- * one process, whose claims die with it, and it keeps the lock-timeout rule alone.
+ * The holder rule, the one place it is written: a claim's holder is a random name, and the
+ * database session that holds it is recorded on PostgreSQL only (`track`): the embedded database
+ * is one process, whose claims die with it, and it keeps the lock-timeout rule alone. Every
+ * statement that makes or renews a holder (claim, takeover, hold) sets these values.
  */
 const HOLDER_PID = sql`case when ${value('track')}::boolean then pg_backend_pid() end`;
 const HOLDER_SERVER = sql`case when ${value('track')}::boolean then ${SERVER_IDENTITY} end`;
+
+/** The placeholder values of a holder (`holder`, `track`) for the statements below. */
+interface Holder {
+  holder: string;
+  track: boolean;
+}
+
+function newHolder(db: Database): Holder {
+  return { holder: randomBytes(16).toString('hex'), track: isPostgres(db) };
+}
 
 /**
  * The holder's database session is gone: another server answers now (the primary failed over or
@@ -165,6 +177,13 @@ const CLAIM = fixedStatement(
     )
     on conflict (api_key_id, key) do nothing
     returning id`,
+);
+const TAKE_OVER = fixedStatement(
+  sql`update ${idempotencyKeys}
+    set request_hash = ${value('requestHash')}::text, state = 'in_flight', holder = ${value('holder')}::text,
+      holder_pid = ${HOLDER_PID}, holder_server = ${HOLDER_SERVER}, locked_at = now(),
+      response_status = null, response_body = null, created_at = now(), expires_at = now() + ${RETENTION}
+    where ${idempotencyKeys.id} = ${value('id')}::integer`,
 );
 const HOLD = fixedStatement(
   sql`update ${idempotencyKeys} set locked_at = now(), holder_pid = ${HOLDER_PID}, holder_server = ${HOLDER_SERVER}
@@ -251,6 +270,14 @@ export function pruneExpiredKeys(app: FastifyInstance): void {
   app.addHook('onClose', async () => clearInterval(prune));
 }
 
+/** What a claim needs of its request, read once: who writes, with which key, what request. */
+interface ClaimRequest {
+  apiKeyId: number;
+  companyId: number;
+  key: string;
+  requestHash: string;
+}
+
 /**
  * Claims the key: inserted when no record exists, or taken over when the record expired or was
  * left behind by a holder that stopped. Never waits on a lock: a record whose row another
@@ -259,14 +286,19 @@ export function pruneExpiredKeys(app: FastifyInstance): void {
  * transaction either; one stuck key never keeps a connection of another instance busy.
  */
 async function claim(db: Database, request: FastifyRequest, lockTimeoutSeconds: number): Promise<Claim> {
-  const auth = callerOf(request);
-  const holder = randomBytes(16).toString('hex');
+  const { apiKeyId, companyId } = callerOf(request);
   const state = stateOf(request);
-  const key = acceptedKeyOf(state);
-  const inserted = await insertClaim(db, auth.apiKeyId, auth.companyId, key, state.requestHash, holder);
+  const facts: ClaimRequest = {
+    apiKeyId,
+    companyId,
+    key: acceptedKeyOf(state),
+    requestHash: state.requestHash,
+  };
+  const holder = newHolder(db);
+  const inserted = await insertClaim(db, facts, holder);
   if (inserted !== null) return { id: inserted, holder };
   try {
-    return await takeOver(db, request, holder, lockTimeoutSeconds);
+    return await takeOver(db, facts, holder, lockTimeoutSeconds, request.log);
   } catch (error) {
     if (describeDatabaseError(error).label === 'lock_timeout') return inFlight();
     throw error;
@@ -280,79 +312,48 @@ async function claim(db: Database, request: FastifyRequest, lockTimeoutSeconds: 
  * flushes the WAL up to itself, the claim included; a crash before that loses the claim together
  * with a request that never answered.
  */
-async function insertClaim(
-  db: Database,
-  apiKeyId: number,
-  companyId: number,
-  key: string,
-  requestHash: string,
-  holder: string,
-): Promise<number | null> {
-  const [row] = await runFixed<{ id: number }>(db, CLAIM, {
-    apiKeyId,
-    companyId,
-    key,
-    requestHash,
-    holder,
-    track: isPostgres(db),
-  });
+async function insertClaim(db: Database, facts: ClaimRequest, holder: Holder): Promise<number | null> {
+  const [row] = await runFixed<{ id: number }>(db, CLAIM, { ...facts, ...holder });
   return row ? row.id : null;
 }
 
-type Claim = { id: number; holder: string } | ApiError | { replay: IdempotencyRecord };
+type Claim = { id: number; holder: Holder } | ApiError | { replay: IdempotencyRecord };
 
 /** Judges the existing record under its row lock (NOWAIT) and takes it over when nothing live holds it. */
 function takeOver(
   db: Database,
-  request: FastifyRequest,
-  holder: string,
+  facts: ClaimRequest,
+  holder: Holder,
   lockTimeoutSeconds: number,
+  log: FastifyBaseLogger,
 ): Promise<Claim> {
-  const { apiKeyId } = callerOf(request);
-  const state = stateOf(request);
-  const key = acceptedKeyOf(state);
-  const { requestHash } = state;
   return runInTransaction(db, async (tx) => {
-    const record = await findRecord(tx, apiKeyId, key, lockTimeoutSeconds, 'lock');
+    const record = await findRecord(tx, facts.apiKeyId, facts.key, lockTimeoutSeconds, 'lock');
     // Gone since we looked (expired and pruned, or released by a failed attempt): try again later.
     if (!record) return inFlight();
-    const verdict = verdictOn(record, requestHash);
+    const verdict = verdictOn(record, facts.requestHash);
     if (verdict === 'replay') return { replay: record };
     if (verdict) return verdict;
     if (!record.expired && record.state === 'in_flight') {
       // Worth seeing after a crash or a failover: a write of the stopped holder may be redone.
-      request.log.info(
+      log.info(
         { idempotency_record: record.id, reason: record.sessionGone ? 'session_gone' : 'lock_timeout' },
         'idempotency claim of a stopped holder taken over',
       );
     }
-    await tx
-      .update(idempotencyKeys)
-      .set({
-        requestHash,
-        state: 'in_flight',
-        holder,
-        holderPid: isPostgres(db) ? sql`pg_backend_pid()` : null,
-        holderServer: isPostgres(db) ? SERVER_IDENTITY : null,
-        lockedAt: sql`now()`,
-        responseStatus: null,
-        responseBody: null,
-        createdAt: sql`now()`,
-        expiresAt: sql`now() + ${RETENTION}`,
-      })
-      .where(eq(idempotencyKeys.id, record.id));
+    await runFixed(tx, TAKE_OVER, { id: record.id, requestHash: facts.requestHash, ...holder });
     return { id: record.id, holder };
   });
 }
 
-async function release(db: Database, id: number, holder: string): Promise<void> {
+async function release(db: Database, id: number, { holder }: Holder): Promise<void> {
   await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.id, id), eq(idempotencyKeys.holder, holder)));
 }
 
 async function complete(
   db: Database,
   id: number,
-  holder: string,
+  { holder }: Holder,
   status: number,
   body: string,
 ): Promise<boolean> {
@@ -398,7 +399,7 @@ export async function runIdempotentWrite(
   try {
     text = await runInTransaction(app.db, async (tx) => {
       // Holding this row lock until commit keeps any takeover waiting while we are alive.
-      const [held] = await runFixed<{ id: number }>(tx, HOLD, { id, holder, track: isPostgres(app.db) });
+      const [held] = await runFixed<{ id: number }>(tx, HOLD, { id, ...holder });
       if (!held) throw new LostClaim();
       const result = await work(inTransaction(contextOf(request), tx));
       reply.code(result.status);

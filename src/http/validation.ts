@@ -139,7 +139,7 @@ function newAjv(options: ConstructorParameters<typeof Ajv>[0]): Ajv {
   return ajv;
 }
 
-export const bodyAjv = newAjv({
+const bodyAjv = newAjv({
   coerceTypes: false,
   useDefaults: false,
   removeAdditional: false,
@@ -309,6 +309,17 @@ export function missingOnlyPaths(errors: readonly SchemaError[], body: unknown):
 /** Ajv errors of a body -> `validation_failed`. */
 export function bodyValidationError(errors: readonly SchemaError[]): ApiError {
   return new ApiError('validation_failed', { errors: bodyFieldErrors(errors) });
+}
+
+/**
+ * A body's check outside a route (an operation that takes the same body): the route's schema and
+ * the route's 422, so both paths refuse alike.
+ */
+export function bodyChecker(schema: object): (body: unknown) => void {
+  const validate = bodyAjv.compile(schema);
+  return (body) => {
+    if (!validate(body)) throw bodyValidationError(validate.errors ?? []);
+  };
 }
 
 /** First Ajv error of a query string -> `invalid_query_parameter`, its hint listing the valid values. */

@@ -2,6 +2,7 @@
 // number, returning what the resource shows (no read back). The lines travel as one JSON parameter
 // (numerics as exact decimal text), so the SQL text has the same shape for 1 line or 200; the
 // invoice's columns are the only other parameters.
+import { randomInt } from 'node:crypto';
 import { type Column, getTableColumns, type SQL, type SQLChunk, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { type FixedStatement, fixedStatement, runFixed } from '../db/prepared.js';
@@ -112,18 +113,29 @@ function statementFor(keys: readonly string[]): FixedStatement {
   return statement;
 }
 
+const DRAFT_CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const DRAFT_CODE_ATTEMPTS = 10;
+
+/** `DRAFT-` and 8 random characters of [A-Z0-9]. */
+function randomDraftCode(): string {
+  let code = 'DRAFT-';
+  for (let i = 0; i < 8; i++) code += DRAFT_CODE_ALPHABET[randomInt(DRAFT_CODE_ALPHABET.length)];
+  return code;
+}
+
 /**
  * Inserts the invoice and its lines (in their order) under a fresh draft code, trying another
  * code if the one generated is already taken in the company (unique index
  * `invoices_company_code_key`). Returns the stored row and lines as the resource needs them.
+ * `generate`: the codes to try (a test's, to meet a taken one).
  */
 export async function insertDraft(
   db: Database,
   values: Omit<NewInvoice, 'invoiceCode'>,
   lines: readonly DraftLineRow[],
-  generate: () => string,
-  attempts: number,
+  generate: () => string = randomDraftCode,
 ): Promise<{ row: InvoiceRowInserted; items: ItemRow[] }> {
+  const attempts = DRAFT_CODE_ATTEMPTS;
   const linesJson = JSON.stringify(lines.map((line, position) => ({ position, ...line })));
   const given = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
   const statement = statementFor([...Object.keys(given), 'invoiceCode']);

@@ -11,7 +11,7 @@ import { atLeast, atMost, changedSince, equalTo } from '../db/list-filters.js';
 import type { Page, PageRequest } from '../db/lists.js';
 import { customers, invoiceCounts, invoiceItems, invoices, invoiceUpdateCounts } from '../db/schema.js';
 import { decimalNumber, formatTimestamp } from '../format.js';
-import { formatMoney as formatAnyMoney } from '../money.js';
+import { formatMoney } from '../money.js';
 import {
   type InvoiceItemSchema,
   InvoiceListQuery,
@@ -81,14 +81,6 @@ function selectItems(db: Database) {
 type InvoiceRow = Awaited<ReturnType<typeof selectInvoices>>[number];
 export type InvoiceRowInserted = Omit<InvoiceRow, 'customerId' | 'customerName'>;
 export type ItemRow = Awaited<ReturnType<typeof selectItems>>[number];
-
-/** numeric(18,2) text as PostgreSQL writes it ("1250.00"): already the API's form. */
-const STORED_MONEY = /^-?[0-9]+\.[0-9]{2}$/;
-
-/** `formatMoney` of a stored amount, without decimal arithmetic when it is in its usual form. */
-function formatMoney(value: string | null): string | null {
-  return value !== null && STORED_MONEY.test(value) ? value : formatAnyMoney(value);
-}
 
 function toItemResource(row: ItemRow): InvoiceItemResource {
   return {

@@ -2,22 +2,21 @@
 // A draft consumes no fiscal number, moves no stock and makes no accounting entry: it is one
 // invoice row and its lines, written in one transaction. Every problem of the body is reported
 // at once, keyed by its dotted path with zero-based line indexes.
-import { randomInt } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { type CompanyContext, withTransaction } from '../context.js';
+import { type CompanyContext, inTransaction } from '../context.js';
 import { visibleTo } from '../customers/repository.js';
-import type { Database } from '../db/client.js';
+import { runInTransaction } from '../db/client.js';
 import { fixedStatement, runFixed } from '../db/prepared.js';
 import { customers, products, taxes } from '../db/schema.js';
 import { addFieldError, attachHint, type FieldErrors, notFound, validationFailed } from '../errors.js';
-import { bodyAjv, bodyValidationError } from '../http/validation.js';
+import { bodyChecker } from '../http/validation.js';
 import { numberText } from '../json-numbers.js';
 import { Decimal, decimalOfJson, decimalPlacesOf, MONEY_LIMIT } from '../money.js';
 import { unknownTaxHint } from '../products/taxes.js';
 import { isDatabaseId } from '../values.js';
 import type { EventType } from '../webhooks/event-types.js';
 import { recordEventFor, subscribedEndpointIds } from '../webhooks/events.js';
-import { type DraftLineRow, insertDraft, type NewInvoice } from './draft-insert.js';
+import { type DraftLineRow, insertDraft } from './draft-insert.js';
 import { type InvoiceResource, invoiceResourceOf } from './repository.js';
 import { InvoiceCreateBody } from './schemas.js';
 import { invoiceTotalsOf, type LineAmounts, lineAmounts } from './totals.js';
@@ -41,29 +40,8 @@ export const EXCHANGE_RATE_PLACES = 'A taxa de câmbio deve ter no máximo 6 cas
 export const LINE_TOO_LARGE = 'O total da linha excede o valor máximo permitido.';
 export const INVOICE_TOO_LARGE = 'O total da factura excede o valor máximo permitido.';
 
-const DRAFT_CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-const DRAFT_CODE_ATTEMPTS = 10;
-
-const validateBody = bodyAjv.compile(InvoiceCreateBody);
-
-/** `DRAFT-` and 8 random characters of [A-Z0-9]. */
-export function randomDraftCode(): string {
-  let code = 'DRAFT-';
-  for (let i = 0; i < 8; i++) code += DRAFT_CODE_ALPHABET[randomInt(DRAFT_CODE_ALPHABET.length)];
-  return code;
-}
-
-/**
- * Inserts the invoice under a fresh draft code, trying another one if the code is already taken
- * in the company (unique index `invoices_company_code_key`). Returns the new id.
- */
-export async function insertWithDraftCode(
-  db: Database,
-  values: Omit<NewInvoice, 'invoiceCode'>,
-  generate: () => string = randomDraftCode,
-): Promise<number> {
-  return (await insertDraft(db, values, [], generate, DRAFT_CODE_ATTEMPTS)).row.id;
-}
+/** The same checks as the route's (operations create drafts too): a bad body is the route's 422. */
+const checkBody = bodyChecker(InvoiceCreateBody);
 
 /** A product a line names, with its own tax: the one whose rate the product shows as `tax_rate`. */
 interface LineProduct {
@@ -345,8 +323,10 @@ export async function createDraftInvoice(
   context: CompanyContext,
   input: InvoiceCreateBody,
 ): Promise<{ id: number }> {
-  if (!validateBody(input)) throw bodyValidationError(validateBody.errors ?? []);
-  const invoice = await withTransaction(context, (tx) => writeDraftInvoice(tx, input));
+  checkBody(input);
+  const invoice = await runInTransaction(context.db, (tx) =>
+    writeDraftInvoice(inTransaction(context, tx), input),
+  );
   return { id: invoice.id };
 }
 
@@ -411,8 +391,6 @@ export async function writeDraftInvoice(
       createdByApiKeyId: actor.kind === 'api_key' ? actor.apiKeyId : null,
     },
     lines.map(lineRow),
-    randomDraftCode,
-    DRAFT_CODE_ATTEMPTS,
   );
   const invoice = invoiceResourceOf(row, customer, items, timeZone);
   await recordEventFor(context, 'invoice.created', references.endpointIds, invoice);

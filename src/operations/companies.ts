@@ -51,6 +51,12 @@ export async function listCompanies(db: Database): Promise<CompanySummary[]> {
   return rows.map(summaryOf);
 }
 
+/** Whether the database holds any company yet (`serve` offers the demo into an empty one). */
+export async function hasAnyCompany(db: Database): Promise<boolean> {
+  const [row] = await db.select({ id: companies.id }).from(companies).limit(1);
+  return row !== undefined;
+}
+
 export async function requireCompany(db: Database, companyId: number): Promise<void> {
   const [row] = await db.select({ id: companies.id }).from(companies).where(eq(companies.id, companyId));
   if (!row) throw new OperationError(`company ${companyId} does not exist`);

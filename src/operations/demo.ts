@@ -7,13 +7,13 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { type ActingContext, type CompanyContext, forCompany, inTransaction } from '../context.js';
 import { createCustomer } from '../customers/service.js';
 import { type Database, runInTransaction } from '../db/client.js';
-import { companies, customers, invoices, products, stockMovements } from '../db/schema.js';
+import { customers, invoices, products, stockMovements } from '../db/schema.js';
 import { createDraftInvoice } from '../invoices/service.js';
 import { Decimal } from '../money.js';
 import type { ProductBody } from '../products/schemas.js';
 import { createProduct } from '../products/service.js';
 import { createApiKey, SCOPES } from './api-keys.js';
-import { type CompanySummary, createCompany, setPartnerApi } from './companies.js';
+import { type CompanySummary, createCompany, hasAnyCompany, setPartnerApi } from './companies.js';
 import {
   type CustomerKey,
   DEMO_COMPANY,
@@ -245,10 +245,7 @@ export async function createDemo(
   return runInTransaction(acting.db, async (tx) => {
     await tx.execute(sql.raw(`set local lock_timeout = '${DEMO_LOCK_WAIT}'`));
     await tx.execute(sql`select pg_advisory_xact_lock(${DEMO_LOCK_KEY}::bigint)`);
-    if (options.onlyIntoEmpty) {
-      const [existing] = await tx.select({ id: companies.id }).from(companies).limit(1);
-      if (existing) return null;
-    }
+    if (options.onlyIntoEmpty && (await hasAnyCompany(tx))) return null;
     const company = await setPartnerApi(tx, (await createCompany(tx, { ...DEMO_COMPANY })).id, true);
     const context = forCompany(inTransaction(acting, tx), company.id);
     const tax = await createTax(tx, { companyId: company.id, name: 'IVA 16%', rate: '16' });

@@ -33,8 +33,3 @@ export const EVENT_FAMILIES = [...new Set(EVENT_TYPES.map((type) => type.split('
 export function isEventFamilyPattern(value: string): boolean {
   return value.endsWith('.*') && EVENT_FAMILIES.includes(value.slice(0, -2));
 }
-
-/** The family pattern a type is heard by (`invoice.paid` -> `invoice.*`). */
-export function familyPatternOf(type: string): string {
-  return `${type.split('.')[0]}.*`;
-}

@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { Database } from '../../src/db/client.js';
 import { products } from '../../src/db/schema.js';
+import { insertDraft, type NewInvoice } from '../../src/invoices/draft-insert.js';
 import type { InvoiceCreateBody, InvoiceLineBody, InvoiceSchema } from '../../src/invoices/schemas.js';
 import { createTax } from '../../src/operations/taxes.js';
 import { api, newIdempotencyKey, type Tenant } from './context.js';
@@ -113,3 +114,15 @@ export const INVOICE_KEYS = [
   'updated_at',
 ];
 export const SUMMARY_KEYS = INVOICE_KEYS.filter((key) => key !== 'items');
+
+/**
+ * An invoice row without lines under a draft code from `generate`, tried again while the code is
+ * taken in the company (what the draft creation does): returns its id.
+ */
+export async function insertWithDraftCode(
+  db: Database,
+  values: Omit<NewInvoice, 'invoiceCode'>,
+  generate: () => string,
+): Promise<number> {
+  return (await insertDraft(db, values, [], generate)).row.id;
+}

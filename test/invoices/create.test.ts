@@ -19,7 +19,6 @@ import {
   DUE_BEFORE_INVOICE_DATE,
   EXCHANGE_RATE_PLACES,
   INVOICE_TOO_LARGE,
-  insertWithDraftCode,
   LINE_TOO_LARGE,
   PRICE_PLACES,
   PRODUCT_REQUIRED,
@@ -43,6 +42,7 @@ import {
   createProduct,
   type DraftBody,
   INVOICE_KEYS,
+  insertWithDraftCode,
   newKey,
 } from '../helpers/invoices.js';
 

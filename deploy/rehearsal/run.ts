@@ -179,6 +179,7 @@ let postgresVersion = '';
 runScenario<Stack>({
   title: 'rehearsal',
   resultsDir: path.join(path.dirname(new URL(import.meta.url).pathname), 'results'),
+  othersResults: ['failover'],
   keep: flags.keep === true,
   recorder,
   runDirPrefix: 'invoicing-rehearsal-',

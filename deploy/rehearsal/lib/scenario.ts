@@ -6,7 +6,16 @@
 // the run could not be carried out) and the stopping of everything, also on Ctrl-C.
 // `npm run rehearsal` (../run.ts) and `npm run rehearsal:failover` (../failover/run.ts) are
 // scenarios of it.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -151,6 +160,8 @@ export interface Scenario<Setup> {
   /** "rehearsal", "failover rehearsal": in messages. */
   title: string;
   resultsDir: string;
+  /** Entries of resultsDir that are another scenario's (the failover's results under the rolling's). */
+  othersResults?: string[];
   /** Keep the temporary directory (--keep). */
   keep: boolean;
   recorder: Recorder;
@@ -173,7 +184,9 @@ export function runScenario<Setup>(scenario: Scenario<Setup>): void {
   let runDir = '';
   async function main(): Promise<number> {
     installCleanup();
-    rmSync(scenario.resultsDir, { recursive: true, force: true });
+    for (const entry of existsSync(scenario.resultsDir) ? readdirSync(scenario.resultsDir) : [])
+      if (!scenario.othersResults?.includes(entry))
+        rmSync(path.join(scenario.resultsDir, entry), { recursive: true, force: true });
     mkdirSync(logDir, { recursive: true });
     checkBuild();
     await scenario.check?.();

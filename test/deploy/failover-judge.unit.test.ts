@@ -22,8 +22,8 @@ import {
   pitrExact,
   type Rejoin,
 } from '../../deploy/rehearsal/failover/judge.js';
-import type { Phase } from '../../deploy/rehearsal/failover/report.js';
 import { isRetryable, type RequestRecord } from '../../deploy/rehearsal/lib/recorder.js';
+import type { Phase } from '../../deploy/rehearsal/lib/scenario.js';
 
 const patroniYaml = readFileSync(
   fileURLToPath(new URL('../../deploy/patroni/patroni.yml', import.meta.url)),

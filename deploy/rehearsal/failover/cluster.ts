@@ -21,6 +21,7 @@ import {
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '../../../scripts/lib/repo.js';
+import { type RunAs, runAs } from '../lib/postgres.js';
 import { exitAsError, isRunning, signalAndWait, startLogged, waitUntil } from '../lib/processes.js';
 import {
   nodeBackupEnv,
@@ -37,18 +38,7 @@ export const PGBACKREST_CONFIG = path.join(repoRoot, 'deploy/pgbackrest/pgbackre
 export const STANZA = 'invoicing';
 export const PG_BIN = process.env.REHEARSAL_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
-export interface RunAs {
-  prefix: string[];
-  uid: number | null;
-  gid: number | null;
-}
-
-export async function runAs(): Promise<RunAs> {
-  if (process.getuid?.() !== 0) return { prefix: [], uid: null, gid: null };
-  const uid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
-  const gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
-  return { prefix: ['setpriv', '--reuid=postgres', '--regid=postgres', '--init-groups', '--'], uid, gid };
-}
+export { type RunAs, runAs };
 
 /** The configuration files Patroni and pgBackRest read. */
 export interface ConfigFiles {

@@ -1,10 +1,12 @@
 // The failover rehearsal's goals, each judged by a pure function of what the run saw (records,
 // counts, times, log lines, probe outcomes), so that test/deploy/failover-judge.unit.test.ts can
-// show every goal missed as well as met. run.ts gathers the inputs; nothing here touches a process.
+// show every goal missed as well as met; FAILOVER_GOALS lists them as data, judged by the frame's
+// judgeGoals (lib/scenario.ts). run.ts gathers the inputs; nothing here touches a process.
 import { seconds } from '../lib/progress.js';
 import { isRetryable, type RequestRecord } from '../lib/recorder.js';
 import type { Goal } from '../lib/report.js';
-import type { Pause, Phase, WriteCount } from './report.js';
+import { type GoalOf, judgeGoals, type Phase } from '../lib/scenario.js';
+import type { Pause, WriteCount } from './report.js';
 
 /**
  * What the pause in writes may take beyond Patroni's own bound (ttl + loop_wait): the promotion
@@ -221,4 +223,68 @@ export function pitrExact(counts: PitrCounts): boolean {
     counts.afterFound === 0 &&
     counts.straddlingTwice === 0
   );
+}
+
+/** What a failover run saw, gathered by run.ts: the input of every goal. */
+export interface FailoverRun {
+  attempts: { outsiders: Attempt[]; insiders: Attempt[] };
+  phases: Phase[];
+  crashes: string[];
+  /** Requests that ended while the load ran. */
+  records: RequestRecord[];
+  failover: Phase;
+  failoverPause: Pause;
+  pauseBoundMs: number;
+  /** The whole run's writes: acknowledged against the rows on the final primary. */
+  writes: WriteCount;
+  events: Parameters<typeof judgeEvents>[0];
+  refusedIn: number;
+  revokeBoundMs: number;
+  keyCacheTtlMs: number;
+  rejoin: Rejoin;
+  rejoinBoundMs: number;
+  switchover: Phase;
+  switchoverFailedAttempts: number;
+  /** Calls that gave up outside every phase (the warm-up, the tail before the load stopped). */
+  callsFailedOutside: number;
+  callFailures: Map<string, number>;
+  pitr: { met: boolean; goal: string };
+}
+
+/** The failover rehearsal's goals, in the order the table lists them. */
+export const FAILOVER_GOALS: readonly GoalOf<FailoverRun>[] = [
+  (run) => judgeMembersOnly(run.attempts.outsiders, run.attempts.insiders),
+  (run) => judgePhases(run.phases, run.crashes),
+  (run) => judgeRetryable(run.records),
+  (run) => judgePause(run.failoverPause, run.failover.callsFailed, run.pauseBoundMs),
+  (run) => judgeWrites(run.writes),
+  (run) => judgeEvents(run.events),
+  (run) => judgeRevoke(run.refusedIn, run.revokeBoundMs, run.keyCacheTtlMs),
+  (run) => judgeRejoin(run.rejoin, run.rejoinBoundMs),
+  (run) => judgeSwitchover(run.switchover, run.switchoverFailedAttempts),
+  (run) =>
+    judgeNoCallGaveUp(
+      run.callsFailedOutside > 0
+        ? [
+            ...run.phases,
+            {
+              name: 'outside the phases',
+              detail: '',
+              start: 0,
+              until: 0,
+              callsFailed: run.callsFailedOutside,
+            },
+          ]
+        : run.phases,
+      run.callFailures,
+    ),
+  (run) => ({
+    name: 'PITR: exactly the writes acknowledged before the target, none after; the API serves it with the same keys',
+    met: run.pitr.met,
+    detail: run.pitr.goal,
+  }),
+];
+
+export function judgeFailover(run: FailoverRun): Goal[] {
+  return judgeGoals(FAILOVER_GOALS, run);
 }

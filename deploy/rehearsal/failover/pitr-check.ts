@@ -9,7 +9,7 @@ import { say, seconds } from '../lib/progress.js';
 import { leaderOf, pgbackrest, type RunAs } from './cluster.js';
 import { pitrExact } from './judge.js';
 import { restoreToTime, targetTime } from './pitr.js';
-import { markerCounts, PORTS, REDIS_URL, type RunContext, type Setup, status } from './setup.js';
+import { type FailoverContext, markerCounts, PORTS, REDIS_URL, type Setup, status } from './setup.js';
 
 export interface PitrVerdict {
   met: boolean;
@@ -21,7 +21,7 @@ export interface PitrVerdict {
 
 export async function restoreAndCheck(
   setup: Setup,
-  context: RunContext,
+  context: FailoverContext,
   writes: TrackedWrite[],
   /** The target, on progress.ts's clock, and the same moment on the wall clock. */
   target: number,

@@ -9,6 +9,7 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
+import { postgresCommand } from '../lib/postgres.js';
 import { exitAsError, signalAndWait, startLogged, waitUntil } from '../lib/processes.js';
 import { ownedDir, type PatroniNode, PG_BIN, pgbackrest, type RunAs } from './cluster.js';
 import { type Certificates, installNodeCertificate } from './tls.js';
@@ -58,28 +59,15 @@ export async function restoreToTime(options: {
   ]);
   const restoreMs = performance.now() - restoreStart;
   const recoverStart = performance.now();
-  const [command, ...args] = [
-    ...user.prefix,
-    path.join(PG_BIN, 'postgres'),
-    '-D',
-    dataDir,
-    '-p',
-    String(port),
-    '-c',
-    'listen_addresses=127.0.0.1',
-    '-c',
-    `unix_socket_directories=${socketDir}`,
-    '-c',
-    `hba_file=${path.join(dataDir, 'pg_hba.conf')}`,
-    '-c',
-    `ident_file=${path.join(dataDir, 'pg_ident.conf')}`,
-    '-c',
-    'archive_mode=off',
-    '-c',
-    'synchronous_standby_names=',
-    '-c',
-    'cluster_name=invoicing-restored',
-  ];
+  // The Patroni node's settings that do not belong to a separate cluster, overridden.
+  const [command, ...args] = postgresCommand(user, PG_BIN, dataDir, port, {
+    unix_socket_directories: socketDir,
+    hba_file: path.join(dataDir, 'pg_hba.conf'),
+    ident_file: path.join(dataDir, 'pg_ident.conf'),
+    archive_mode: 'off',
+    synchronous_standby_names: '',
+    cluster_name: 'invoicing-restored',
+  });
   // restore_command (written by the restore) runs pgBackRest, which finds the repository as the
   // restore did: in /etc/pgbackrest.conf in production, through PGBACKREST_* here.
   const env = { ...process.env, ...options.node.pgbackrestEnv(), PGBACKREST_PG1_PATH: dataDir };

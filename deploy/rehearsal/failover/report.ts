@@ -5,18 +5,7 @@
 import type { TrackedWrite } from '../lib/load.js';
 import { isRetryable, type RequestRecord } from '../lib/recorder.js';
 import { endedWithin, failuresByKind } from '../lib/report.js';
-
-export interface Phase {
-  name: string;
-  detail: string;
-  /** ms on progress.ts's clock; `until` is where the next phase starts. */
-  start: number;
-  until: number;
-  /** Client calls that failed after the client's retries, ended in the phase. */
-  callsFailed: number;
-  /** Whether the phase's own action went wrong (its detail says how). */
-  failed?: boolean;
-}
+import type { Phase } from '../lib/scenario.js';
 
 export interface Pause {
   /** First failed write attempt to the first write acknowledged after it, ms (null: none failed). */

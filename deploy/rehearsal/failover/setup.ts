@@ -7,18 +7,18 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { positiveInteger } from '../../../scripts/lib/args.js';
 import { repoRoot } from '../../../scripts/lib/repo.js';
 import { invoicing } from '../lib/checks.js';
-import { seedCompanies } from '../lib/companies.js';
-import { startHaproxy } from '../lib/haproxy.js';
-import { createInstance, type Instance, instanceEnv } from '../lib/instances.js';
+import { type Instance, instanceEnv } from '../lib/instances.js';
 import type { KeyOfCompany } from '../lib/load.js';
 import { withClient } from '../lib/postgres.js';
 import { waitUntil } from '../lib/processes.js';
-import { now, say, seconds } from '../lib/progress.js';
+import { say } from '../lib/progress.js';
+import type { Receivers } from '../lib/receivers.js';
+import type { RunContext } from '../lib/scenario.js';
+import { seedService, startInstances } from '../lib/service.js';
 import { backupHostEnv, RUNBOOK_STEP_4, startPgbackrestServer } from './backup-host.js';
 import {
   type ClusterSettings,
@@ -36,7 +36,6 @@ import {
   startEtcd,
 } from './cluster.js';
 import { type PgHaproxy, startPgHaproxy } from './pg-haproxy.js';
-import { type EventReceivers, startEventReceivers } from './receivers.js';
 import { type Certificates, installNodeCertificate, makeCertificates, SERVICE_NAME } from './tls.js';
 
 const run = promisify(execFile);
@@ -79,14 +78,9 @@ export const KEY_CACHE_TTL_MS = 60_000;
 export const REJOIN_BOUND_MS = 60_000;
 export const REDIS_URL = process.env.FAILOVER_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** What the run keeps across its phases: its id, where logs go, what to stop at the end. */
-export interface RunContext {
+/** The frame's context (run directory, logs, what to stop) and the run's id (its markers). */
+export interface FailoverContext extends RunContext {
   runId: string;
-  logDir: string;
-  /** Stopped in reverse order at the end. */
-  stops: (() => Promise<void>)[];
-  /** Instances that exited unasked. */
-  crashes: string[];
 }
 
 export interface Setup {
@@ -105,7 +99,7 @@ export interface Setup {
   superuserPassword: string;
   apiUrl: string;
   pgProxy: PgHaproxy;
-  receivers: EventReceivers;
+  receivers: Receivers;
   backupHost: BackupHost;
 }
 
@@ -156,8 +150,8 @@ async function startBackupHost(
   };
 }
 
-export async function bringUp(runDir: string, context: RunContext): Promise<Setup> {
-  const { runId, logDir, stops, crashes } = context;
+export async function bringUp(context: FailoverContext): Promise<Setup> {
+  const { runDir, runId, logDir, stops } = context;
   const user = await runAs();
   const passwords = {
     superuser: randomBytes(12).toString('hex'),
@@ -274,59 +268,27 @@ export async function bringUp(runDir: string, context: RunContext): Promise<Setu
     extraEnv: { KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS) },
   });
   const cliEnv = instanceEnv(instanceSettings(0));
-  await invoicing(cliEnv, ['migrate']);
-  const { companyIds, keys } = await seedCompanies(cliEnv, COMPANIES, KEYS_PER_COMPANY);
+  const { companyIds, keys, receivers } = await seedService(cliEnv, {
+    companies: COMPANIES,
+    keysPerCompany: KEYS_PER_COMPANY,
+    receiversPerCompany: 1,
+  });
+  stops.push(() => receivers.close());
   // A key the load never uses: revoked after the failover.
   const revocable = await invoicing<{ id: number; key: string }>(cliEnv, [
     ...['keys', 'create', '--company', String(companyIds[0]), '--mode', 'live', '--scopes', 'all'],
   ]);
-  const receivers = await startEventReceivers(COMPANIES);
-  stops.push(() => receivers.close());
-  for (const [index, companyId] of companyIds.entries())
-    await invoicing(cliEnv, [
-      ...[
-        'webhooks',
-        'create',
-        '--company',
-        String(companyId),
-        '--url',
-        receivers.urls[index]!,
-        '--events',
-        'all',
-      ],
-    ]);
-  say(
-    `${COMPANIES} companies (bin/invoicing demo), ${KEYS_PER_COMPANY} live keys each, a webhook endpoint each`,
-  );
-
-  const instances: Instance[] = Array.from({ length: INSTANCES }, (_, index) =>
-    createInstance({
-      name: `invoicing${index + 1}`,
-      ...instanceSettings(index),
-      logFile: path.join(logDir, `invoicing${index + 1}.log`),
-      onCrash: (exit) => {
-        crashes.push(`invoicing${index + 1} (${exit}) at ${seconds(now())}`);
-        say(`!!! invoicing${index + 1} exited unasked (${exit}); starting it again, as systemd would`);
-        if (crashes.length <= 5)
-          sleep(1000)
-            .then(() => instances[index]!.start())
-            .catch((error: Error) => say(`!!! invoicing${index + 1} did not start again: ${error.message}`));
-      },
-    }),
-  );
+  const { instances, haproxy: apiProxy } = await startInstances({
+    count: INSTANCES,
+    place: instanceSettings,
+    proxyPort: PORTS.apiProxy,
+    runDir,
+    logDir,
+  });
   stops.push(async () => {
     await Promise.all(instances.map((instance) => instance.stop().catch(() => {})));
   });
-  await Promise.all(instances.map((instance) => instance.start()));
-  const apiProxy = await startHaproxy({
-    port: PORTS.apiProxy,
-    instances,
-    runDir,
-    logFile: path.join(logDir, 'haproxy.log'),
-  });
   stops.push(() => apiProxy.stop());
-  for (const instance of instances) await apiProxy.waitFor(instance.name, 'UP', 30_000);
-  say(`${INSTANCES} instances behind HAProxy on port ${PORTS.apiProxy}`);
   return {
     runDir,
     certificates,

@@ -88,6 +88,13 @@ export class Load {
 
   constructor(private readonly options: LoadOptions) {}
 
+  /** The note both rehearsals end with: the client's calls, and those that gave up, by kind. */
+  summary(): string {
+    const { calls, callsFailed, callFailures } = this.stats;
+    const kinds = [...callFailures.entries()].map(([kind, n]) => `${n}x ${kind}`).join(', ');
+    return `client calls: ${calls}, ${callsFailed} failed after the client's retries${kinds ? ` (${kinds})` : ''}`;
+  }
+
   private client(key: string): PartnerApi {
     let api = this.clients.get(key);
     if (!api) {

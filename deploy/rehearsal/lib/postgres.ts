@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { exitAsError, signalAndWait, startLogged, waitUntil } from './processes.js';
+import { exitAsError, signalAndWait, startLogged, timedRestart, waitUntil } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -30,14 +30,15 @@ function binDir(): string {
   return path.join(root, versions[0], 'bin');
 }
 
-interface RunAs {
+export interface RunAs {
   /** Command prefix: setpriv as root, nothing otherwise. */
   prefix: string[];
   uid: number | null;
   gid: number | null;
 }
 
-async function runAs(): Promise<RunAs> {
+/** How PostgreSQL's programs are run: as the `postgres` user when this runs as root (it refuses root). */
+export async function runAs(): Promise<RunAs> {
   if (process.getuid?.() !== 0) return { prefix: [], uid: null, gid: null };
   const { stdout } = await run('id', ['-u', 'postgres']).catch(() => {
     throw new Error('running as root, and there is no `postgres` user to run PostgreSQL as');
@@ -48,6 +49,23 @@ async function runAs(): Promise<RunAs> {
     uid: Number(stdout.trim()),
     gid: Number(gid.trim()),
   };
+}
+
+/** The postgres server's command line: its data directory, port and settings (`-c`), on 127.0.0.1. */
+export function postgresCommand(
+  user: RunAs,
+  bin: string,
+  dataDir: string,
+  port: number,
+  settings: Record<string, string>,
+): string[] {
+  const all = { listen_addresses: '127.0.0.1', ...settings };
+  return [
+    ...user.prefix,
+    path.join(bin, 'postgres'),
+    ...['-D', dataDir, '-p', String(port)],
+    ...Object.entries(all).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+  ];
 }
 
 export interface PostgresCluster {
@@ -91,20 +109,10 @@ export async function createCluster(runDir: string, port: number, logFile: strin
   let child: ChildProcess | null = null;
 
   async function start(): Promise<void> {
-    const [command, ...args] = [
-      ...user.prefix,
-      path.join(bin, 'postgres'),
-      '-D',
-      dataDir,
-      '-p',
-      String(port),
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'unix_socket_directories=',
-      '-c',
-      'max_connections=100',
-    ];
+    const [command, ...args] = postgresCommand(user, bin, dataDir, port, {
+      unix_socket_directories: '',
+      max_connections: '100',
+    });
     const started = startLogged(command!, args, logFile, { cwd: os.tmpdir() });
     child = started;
     await Promise.race([
@@ -138,14 +146,7 @@ export async function createCluster(runDir: string, port: number, logFile: strin
     pid: () => child?.pid,
     start,
     stop,
-    async restart() {
-      const stopped = performance.now();
-      await stop();
-      const stopMs = performance.now() - stopped;
-      const starting = performance.now();
-      await start();
-      return { stopMs, startMs: performance.now() - starting };
-    },
+    restart: () => timedRestart(stop, start),
   };
 }
 

@@ -157,3 +157,16 @@ export async function getText(url: string, timeoutMs = 2000): Promise<{ status: 
   const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
   return { status: response.status, text: await response.text() };
 }
+
+/** Stops and starts a server again, timing each half. */
+export async function timedRestart(
+  stop: () => Promise<void>,
+  start: () => Promise<void>,
+): Promise<{ stopMs: number; startMs: number }> {
+  const stopped = performance.now();
+  await stop();
+  const stopMs = performance.now() - stopped;
+  const starting = performance.now();
+  await start();
+  return { stopMs, startMs: performance.now() - starting };
+}

@@ -1,7 +1,9 @@
-// Webhook receivers of the rehearsal. They answer at once, until `hold()`: from then on each
+// Webhook receivers of both rehearsals. They answer at once, until `hold()`: from then on each
 // answers 9 s after a delivery arrives (just under the service's 10 s attempt timeout), like a
 // partner's overloaded endpoint. `release()` answers the held ones now and later ones at once
-// again. They count what arrived and how many deliveries they held at one moment.
+// again. They count what arrived and how many deliveries they held at one moment, and remember the
+// id of every event that arrived (the `webhook-id` header, the event's public id), so that each
+// event the database wrote can be looked for among the delivered ones.
 import http from 'node:http';
 
 export const HOLD_MS = 9000;
@@ -10,6 +12,8 @@ export interface Receivers {
   urls: string[];
   /** Deliveries received so far, and the most held at one moment. */
   stats(): { received: number; maxHeld: number; held: number };
+  /** Public ids of the events received (at least once), and how many deliveries came in all. */
+  received(): { ids: Set<string>; deliveries: number };
   hold(): void;
   release(): void;
   close(): Promise<void>;
@@ -32,12 +36,15 @@ export async function startReceivers(count: number): Promise<Receivers> {
   let held = 0;
   let maxHeld = 0;
   const waiting = new Set<() => void>();
+  const ids = new Set<string>();
   const servers: http.Server[] = [];
 
   const handler: http.RequestListener = (request, response) => {
     request.resume();
     request.on('end', () => {
       received++;
+      const id = request.headers['webhook-id'];
+      if (typeof id === 'string') ids.add(id);
       const answer = () => {
         waiting.delete(answer);
         clearTimeout(timer);
@@ -61,6 +68,7 @@ export async function startReceivers(count: number): Promise<Receivers> {
   return {
     urls,
     stats: () => ({ received, maxHeld, held }),
+    received: () => ({ ids, deliveries: received }),
     hold() {
       holding = true;
     },

@@ -3,7 +3,7 @@
 import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import os from 'node:os';
-import { exitAsError, signalAndWait, startLogged, waitUntil } from './processes.js';
+import { exitAsError, signalAndWait, startLogged, timedRestart, waitUntil } from './processes.js';
 
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
@@ -70,13 +70,6 @@ export function createRedis(port: number, logFile: string, binary = 'redis-serve
     url: `redis://127.0.0.1:${port}`,
     start,
     stop,
-    async restart() {
-      const stopped = performance.now();
-      await stop();
-      const stopMs = performance.now() - stopped;
-      const starting = performance.now();
-      await start();
-      return { stopMs, startMs: performance.now() - starting };
-    },
+    restart: () => timedRestart(stop, start),
   };
 }

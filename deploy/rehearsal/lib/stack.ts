@@ -1,20 +1,17 @@
-// The deployment the rehearsal runs: its own PostgreSQL and Redis, the companies, keys and webhook
-// endpoints made with bin/invoicing, three instances behind HAProxy, Prometheus; and the moves made
-// on it (restarting an instance, waiting until every instance is ready again). An instance that
-// exits unasked is recorded as a crash and started again, as systemd's Restart=on-failure would.
+// The deployment the rolling rehearsal runs: its own PostgreSQL and Redis, the service started the
+// frame's way (service.ts: companies, keys, webhook endpoints, three instances behind HAProxy),
+// Prometheus; and waiting until every instance is ready again.
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { invoicing } from './checks.js';
-import { seedCompanies } from './companies.js';
-import { type HaproxyServer, startHaproxy } from './haproxy.js';
-import { createInstance, type Instance, instanceEnv } from './instances.js';
+import type { HaproxyServer } from './haproxy.js';
+import { type Instance, instanceEnv } from './instances.js';
 import type { KeyOfCompany } from './load.js';
 import { createCluster, type PostgresCluster, withClient } from './postgres.js';
 import { freePorts, getText, waitUntil } from './processes.js';
-import { now, say, seconds } from './progress.js';
+import { say } from './progress.js';
 import { type PrometheusServer, startPrometheus } from './prometheus.js';
-import { type Receivers, startReceivers } from './receivers.js';
+import type { Receivers } from './receivers.js';
 import { createRedis, type RedisServer } from './redis.js';
+import { seedService, startInstances } from './service.js';
 
 export const INSTANCES = 3;
 export const COMPANIES = 3;
@@ -47,7 +44,7 @@ export async function bringUp(runDir: string, logDir: string): Promise<Stack> {
   await redis.start();
   say(`redis-server on port ${redis.port}`);
 
-  const settings = (index: number) => ({
+  const place = (index: number) => ({
     port: instancePorts[index * 2]!,
     opsPort: instancePorts[index * 2 + 1]!,
     databaseUrl,
@@ -55,33 +52,20 @@ export async function bringUp(runDir: string, logDir: string): Promise<Stack> {
     drainMs: DRAIN_MS,
   });
   // The operator's commands run with the instances' environment (same database, same webhook policy).
-  const cliEnv = instanceEnv(settings(0));
-  await invoicing(cliEnv, ['migrate']);
-  const { companyIds, keys } = await seedCompanies(cliEnv, COMPANIES, KEYS_PER_COMPANY);
-  say(`${COMPANIES} companies (bin/invoicing demo) with ${KEYS_PER_COMPANY} live keys each`);
+  const cliEnv = instanceEnv(place(0));
   // Webhook endpoints from the start, as in production; their receivers answer at once until the hold.
-  const receivers = await startReceivers(COMPANIES * RECEIVERS_PER_COMPANY);
-  await createEndpoints(cliEnv, companyIds, receivers);
-  say(`${receivers.urls.length} webhook endpoints (bin/invoicing webhooks create), every event type`);
-
-  const instances = Array.from({ length: INSTANCES }, (_, index) =>
-    createInstance({
-      name: `invoicing${index + 1}`,
-      ...settings(index),
-      logFile: path.join(logDir, `invoicing${index + 1}.log`),
-      onCrash: (exit) => supervise(instances[index]!, exit),
-    }),
-  );
-  await Promise.all(instances.map((instance) => instance.start()));
-  say(`${INSTANCES} instances ready: ${instances.map((i) => `${i.port} (ops ${i.opsPort})`).join(', ')}`);
-  const haproxy = await startHaproxy({
-    port: proxyPort!,
-    instances,
-    runDir,
-    logFile: path.join(logDir, 'haproxy.log'),
+  const { companyIds, keys, receivers } = await seedService(cliEnv, {
+    companies: COMPANIES,
+    keysPerCompany: KEYS_PER_COMPANY,
+    receiversPerCompany: RECEIVERS_PER_COMPANY,
   });
-  for (const instance of instances) await haproxy.waitFor(instance.name, 'UP', 30_000);
-  say(`HAProxy on port ${proxyPort}: every instance UP`);
+  const { instances, haproxy } = await startInstances({
+    count: INSTANCES,
+    place,
+    proxyPort: proxyPort!,
+    runDir,
+    logDir,
+  });
   const prometheus = await startPrometheus({
     port: promPort!,
     opsPorts: instances.map((instance) => instance.opsPort),
@@ -90,57 +74,6 @@ export async function bringUp(runDir: string, logDir: string): Promise<Stack> {
   });
   say(`Prometheus on port ${promPort}`);
   return { pg, redis, instances, haproxy, prometheus, databaseUrl, cliEnv, keys, companyIds, receivers };
-}
-
-/** Instances that exited without being asked to, as systemd's Restart=on-failure would see them. */
-export const crashes: { name: string; at: number; exit: string }[] = [];
-const MAX_CRASH_RESTARTS = 5;
-const restarting = new Map<Instance, Promise<void>>();
-
-/** Set on Ctrl-C or SIGTERM: the exits that follow are asked for, nothing is started again. */
-let interrupted = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
-  process.once(signal, () => {
-    interrupted = true;
-  });
-
-/** A crashed instance is recorded and started again after a second (deploy/invoicing.service). */
-function supervise(instance: Instance, exit: string): void {
-  if (interrupted) return;
-  crashes.push({ name: instance.name, at: now(), exit });
-  say(`!!! ${instance.name} exited unasked (${exit}); see its log. Starting it again, as systemd would`);
-  if (crashes.length > MAX_CRASH_RESTARTS) {
-    say(`!!! more than ${MAX_CRASH_RESTARTS} crashes: no more restarts`);
-    return;
-  }
-  const again = sleep(1000)
-    .then(() => (interrupted ? { ms: 0 } : instance.start()))
-    .then(
-      ({ ms }) => say(`${instance.name} ready again after its crash (${seconds(ms)})`),
-      (error: Error) => say(`!!! ${instance.name} did not start again: ${error.message}`),
-    )
-    .finally(() => restarting.delete(instance));
-  restarting.set(instance, again);
-}
-
-export async function restartInstance(
-  stack: Stack,
-  instance: Instance,
-  signal: 'SIGTERM' | 'SIGKILL',
-): Promise<string> {
-  await restarting.get(instance);
-  let stopped: string;
-  if (signal === 'SIGTERM') {
-    const { ms, killed } = await instance.stop();
-    stopped = killed ? `did not exit within ${seconds(DRAIN_MS + 30_000)}: SIGKILL` : `exit ${seconds(ms)}`;
-  } else {
-    await instance.kill();
-    stopped = 'killed';
-  }
-  const { ms } = await instance.start();
-  const upFrom = performance.now();
-  await stack.haproxy.waitFor(instance.name, 'UP', 30_000);
-  return `${stopped}, ready ${seconds(ms)}, UP in HAProxy +${seconds(performance.now() - upFrom)}`;
 }
 
 /** Waits until every instance's /readyz says `ready` (not degraded) and HAProxy sees it UP. */
@@ -158,27 +91,6 @@ export async function allReady(stack: Stack, timeoutMs: number): Promise<void> {
     200,
   );
   for (const instance of stack.instances) await stack.haproxy.waitFor(instance.name, 'UP', timeoutMs);
-}
-
-async function createEndpoints(
-  cliEnv: NodeJS.ProcessEnv,
-  companyIds: number[],
-  receivers: Receivers,
-): Promise<void> {
-  let index = 0;
-  for (const companyId of companyIds)
-    for (let n = 0; n < RECEIVERS_PER_COMPANY; n++) {
-      await invoicing(cliEnv, [
-        'webhooks',
-        'create',
-        '--company',
-        String(companyId),
-        '--url',
-        receivers.urls[index++]!,
-        '--events',
-        'all',
-      ]);
-    }
 }
 
 /**

@@ -107,43 +107,40 @@ function shellWord(text: string): string {
 export const BACKUP_COMMANDS: readonly Command[] = [
   command({
     name: 'backup',
-    summary: 'write a consistent copy of the embedded database to FILE (also while the server runs)',
+    summary: 'cmd.backup',
     usage: 'FILE',
     positional: 'FILE',
-    help: [
-      'The copy is taken by the process that has the database open: the running server (through',
-      'its admin socket), or this command when no server runs. FILE is written whole, private (0600),',
-      'then renamed into place; it holds every secret the service keeps, so store it like one.',
-      'Bring it back with bin/invoicing restore FILE. On PostgreSQL use pg_dump (README: Backups).',
-    ].join('\n'),
+    help: 'cmd.backup.help',
     options: {},
     operation: 'backup',
     args: (_values, positional) => ({ file: resolve(positional ?? '') }),
-    text: (backup) =>
-      `Backup of the ${backup.database} written to ${backup.file} (${backup.bytes} bytes, taken at ${backup.taken_at}).`,
+    text: (backup, { t }) =>
+      t('cli.backup.written', {
+        database: backup.database,
+        file: backup.file,
+        bytes: backup.bytes,
+        at: backup.taken_at,
+      }),
   }),
   localCommand({
     name: 'restore',
-    summary: 'bring back a copy made by backup into DATA_DIR (no server may run on it)',
+    summary: 'cmd.restore',
     usage: 'FILE [--force]',
     positional: 'FILE',
-    help: [
-      'Refuses while a server or another command uses DATA_DIR, and refuses a DATA_DIR that holds',
-      'a database unless --force: the present database is then moved aside, next to DATA_DIR.',
-      'The copy is opened and checked before anything is replaced; serve applies newer migrations.',
-      'On PostgreSQL use pg_restore (README: Backups).',
-      '',
-      '  --force   replace the database in DATA_DIR (kept in DATA_DIR.before-restore-<time>)',
-    ].join('\n'),
+    help: 'cmd.restore.help',
     options: { force: bool },
     run: (config, args) => restoreEmbedded(config, String(args.file), args.force === true),
     args: (values, positional) => ({ file: positional, force: values.force === true }),
-    text: (restore) =>
+    text: (restore, { t }) =>
       [
-        `Restored ${restore.restored_from} into ${restore.data_dir} (${restore.companies} companies).`,
-        restore.moved_aside ? `The database that was there is in ${restore.moved_aside}.` : '',
+        t('cli.restore.done', {
+          from: restore.restored_from,
+          dir: restore.data_dir,
+          count: restore.companies,
+        }),
+        restore.moved_aside ? t('cli.restore.moved_aside', { dir: restore.moved_aside }) : '',
         // The server must be started on the directory restored into, whatever DATA_DIR it usually has.
-        `Start the server on it: DATA_DIR=${shellWord(restore.data_dir)} bin/invoicing serve`,
+        t('cli.restore.start', { command: `DATA_DIR=${shellWord(restore.data_dir)} bin/invoicing serve` }),
       ]
         .filter(Boolean)
         .join('\n'),

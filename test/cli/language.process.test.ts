@@ -21,17 +21,22 @@ describe("issue 40: the operator's tools speak Portuguese (the real executable)"
   });
   afterAll(() => storage.close());
 
-  it("the operator's tools speak Portuguese: serve's banner by default, then each command's result; English one switch away", async () => {
-    // The banner of a first start, without a demo: how to create a company, in Portuguese.
-    const server = await startServe({ ...storage.env, LANG: 'en_US.UTF-8' }, { json: false });
+  it("the operator's tools speak Portuguese: serve's start banner is Portuguese by default, LANG=en_US.UTF-8 alone does not switch", async () => {
+    // A first start without a demo: the banner says how to create a company, in Portuguese.
+    const server = await startServe(
+      { ...storage.env, LANG: 'en_US.UTF-8', LC_ALL: 'en_US.UTF-8' },
+      { json: false },
+    );
     try {
       expect(server.stdout()).toContain(`API de parceiros v1 a escutar em ${server.apiBaseUrl}`);
       expect(server.stdout()).toContain('Ainda não há empresas. Para criar uma e a sua chave:');
     } finally {
       await server.stop();
     }
+  });
 
-    const env = storage.env;
+  it("the operator's tools speak Portuguese: a command's result is Portuguese by default; --lang en and INVOICING_LANG=en switch to English, the flag wins", async () => {
+    const env = { ...storage.env, LANG: 'en_US.UTF-8' };
     const pt = await runCli(['companies', 'create', '--name', 'Loja Um'], env);
     expect(pt.code, pt.stderr).toBe(0);
     expect(pt.stdout).toMatch(/^Empresa \d+ criada: Loja Um\.\nA API de parceiros está desligada/);
@@ -39,28 +44,12 @@ describe("issue 40: the operator's tools speak Portuguese (the real executable)"
     const flag = await runCli(['companies', 'create', '--name', 'Loja Dois', '--lang', 'en'], env);
     expect(flag.stdout).toMatch(/^Company \d+ created: Loja Dois\.\nThe partner API is disabled/);
 
-    const variable = await runCli(['companies', 'create', '--name', 'Loja Três'], {
-      ...env,
-      INVOICING_LANG: 'en',
-    });
-    expect(variable.stdout).toMatch(/^Company \d+ created: Loja Três\./);
+    const variable = await runCli(['companies', 'list'], { ...env, INVOICING_LANG: 'en' });
+    expect(variable.stdout).toMatch(/^ {2}ID +NAME +NUIT +PARTNER API\n/);
 
     const flagWins = await runCli(['companies', 'list', '--lang', 'pt'], { ...env, INVOICING_LANG: 'en' });
     expect(flagWins.stdout).toMatch(/^ {2}ID +NOME +NUIT +API DE PARCEIROS\n/);
-
-    const lang = await runCli(['companies', 'list'], { ...env, LANG: 'en_US.UTF-8', LC_ALL: 'en_US.UTF-8' });
-    expect(lang.stdout).toMatch(/^ {2}ID +NOME +NUIT +API DE PARCEIROS\n/);
-    const english = await runCli(['companies', 'list'], { ...env, INVOICING_LANG: 'en' });
-    expect(english.stdout).toMatch(/^ {2}ID +NAME +NUIT +PARTNER API\n/);
-
-    // What machines read does not change.
-    const jsonPt = await runCli(['companies', 'list', '--json'], env);
-    const jsonEn = await runCli(['companies', 'list', '--json', '--lang', 'en'], env);
-    expect(jsonPt.stdout).toBe(jsonEn.stdout);
-    expect(JSON.parse(jsonPt.stdout).companies).toHaveLength(3);
-
-    const wrong = await runCli(['companies', 'list', '--lang', 'klingon'], env);
-    expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain('--lang klingon: língua desconhecida');
+    // The same rows in both: only the headers are translated.
+    expect(flagWins.stdout.split('\n').slice(1)).toEqual(variable.stdout.split('\n').slice(1));
   });
 });

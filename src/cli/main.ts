@@ -18,6 +18,7 @@ import {
   translator,
   type UiLanguage,
 } from '../i18n/catalog.js';
+import { describeError, tell } from '../i18n/message.js';
 import type { RawArgs } from '../operations/arguments.js';
 import { ArgumentError, OperationError } from '../operations/errors.js';
 import type { OperationName } from '../operations/index.js';
@@ -228,14 +229,15 @@ async function runCommand(command: Command, args: string[], run: Run): Promise<n
         ? await runLocalCommand(command, config, raw, textContext)
         : await runOperationCommand(command, config, raw, textContext, {
             actor: actorOf(values),
-            notice: (text) => io.err(`\n!!! ${text}\n`),
+            notice: (text) => io.err(`\n!!! ${typeof text === 'string' ? text : tell(text, run.t)}\n`),
             servedAt: (url) => {
               textContext.apiBaseUrl = url;
             },
           });
   } catch (error) {
     // A flag value of the wrong form is wrong usage, like an unknown flag.
-    if (error instanceof ArgumentError) throw new UsageError({ raw: error.message }, command.name);
+    if (error instanceof ArgumentError)
+      throw new UsageError({ raw: describeError(error, run.t) }, command.name);
     throw error;
   }
   // (text: partner text's control characters shown as escapes, src/cli/output.ts; JSON escapes its own)
@@ -382,10 +384,11 @@ export function describeCliFailure(
     };
   }
   if (error instanceof OperationError)
-    return { kind: 'refused', message: error.message, status: EXIT_FAILED };
+    return { kind: 'refused', message: describeError(error, t), status: EXIT_FAILED };
   if (error instanceof ConfigError)
     return { kind: 'configuration', message: error.message, status: EXIT_FAILED };
-  if (error instanceof StartRefused) return { kind: 'start', message: error.message, status: EXIT_FAILED };
+  if (error instanceof StartRefused)
+    return { kind: 'start', message: describeError(error, t), status: EXIT_FAILED };
   if (error instanceof AdminServerFailure)
     return { kind: 'server', message: error.message, status: EXIT_FAILED };
   const known = knownFailure(error, t);

@@ -18,6 +18,7 @@ import { companies } from '../db/schema.js';
 import { storageTargetOf } from '../db/target.js';
 import { type DocsOutcome, startDocs } from '../docs/index.js';
 import { translator, type UiLanguage } from '../i18n/catalog.js';
+import { tell } from '../i18n/message.js';
 import { type MonitoringServer, startMonitoringServer } from '../monitoring/server.js';
 import { OperationError } from '../operations/errors.js';
 import {
@@ -59,9 +60,10 @@ async function lockForServer(dataDir: string): Promise<DataDirLock> {
     if (attempt.acquired) return attempt.lock;
     // Another server: refuse at once. A command running directly on the directory: wait for it.
     if (attempt.owner?.role === 'serve' || Date.now() >= deadline) {
-      throw new OperationError(
-        `the embedded database in ${dataDir} is already in use by ${describeOwner(attempt.owner)}; stop it first or use another DATA_DIR`,
-      );
+      throw new OperationError({
+        key: 'serve.busy',
+        params: { dir: dataDir, owner: describeOwner(attempt.owner) },
+      });
     }
     await sleep(200);
   }
@@ -115,7 +117,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   const dataDirNotice = embedded ? prepareDataDir(config.dataDir) : null;
   // Before anything starts: where the admin socket can be, or a refusal saying why.
   if (embedded) adminSocketPath(config.dataDir);
-  if (dataDirNotice) process.stderr.write(`\n!!! ${dataDirNotice}\n\n`);
+  if (dataDirNotice) process.stderr.write(`\n!!! ${tell(dataDirNotice, translator(options.language))}\n\n`);
   const lock = embedded ? await lockForServer(config.dataDir) : null;
   let admin: AdminServer | null = null;
   let ops: MonitoringServer | null = null;

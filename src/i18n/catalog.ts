@@ -1,10 +1,11 @@
 // One catalog of the texts people read in the operator's tools, the support console
-// (src/i18n/console.ts) and the command line (src/i18n/cli.ts, src/i18n/cli-help.ts): Portuguese
+// (src/i18n/console.ts) and the command line (src/i18n/cli.ts, cli-refusals.ts, cli-help.ts): Portuguese
 // by default, English one switch away. Every text exists in both languages (the types say so;
 // test/i18n/catalog.unit.test.ts checks the placeholders and plural forms too). `{name}` in a text
 // is replaced by `params.name`; a text with plural forms picks one by `params.count`.
 import { cliEn, cliPt } from './cli.js';
 import { cliHelpEn, cliHelpPt } from './cli-help.js';
+import { cliRefusalsEn, cliRefusalsPt } from './cli-refusals.js';
 import { consoleEn, consolePt } from './console.js';
 import type { Plural, Text, TextParams } from './text.js';
 
@@ -14,16 +15,20 @@ export const LANGUAGES = ['pt', 'en'] as const;
 export type UiLanguage = (typeof LANGUAGES)[number];
 export const DEFAULT_LANGUAGE: UiLanguage = 'pt';
 
-const pt = { ...consolePt, ...cliPt, ...cliHelpPt };
+const pt = { ...consolePt, ...cliPt, ...cliRefusalsPt, ...cliHelpPt };
 
 export type TextKey = keyof typeof pt;
 
-const en: Record<TextKey, Text> = { ...consoleEn, ...cliEn, ...cliHelpEn };
+const en: Record<TextKey, Text> = { ...consoleEn, ...cliEn, ...cliRefusalsEn, ...cliHelpEn };
 
 export const CATALOG: Record<UiLanguage, Record<TextKey, Text>> = { pt, en };
 
 export function isLanguage(value: unknown): value is UiLanguage {
   return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
+}
+
+export function isTextKey(value: unknown): value is TextKey {
+  return typeof value === 'string' && Object.hasOwn(pt, value);
 }
 
 export function isPlural(text: Text): text is Plural {

@@ -83,7 +83,7 @@ describe(`backups (${testStorage()})`, () => {
       expect(after.status).toBe(201);
 
       // Never under a running server's feet, never over a database unless told to.
-      const busy = await runInProcess(['restore', file, '--json'], original);
+      const busy = await runInProcess(['restore', file, '--json'], { ...EN, ...original });
       expect(busy.code).toBe(1);
       expect(JSON.parse(busy.stderr).error.message).toMatch(
         /in use by the server \(pid \d+\): stop it first/,

@@ -1,5 +1,6 @@
 // The command line's refusals of its own (a start refused before anything is created, DATA_DIR
-// held by another process, a restore that cannot be done), in both languages; part of the one
+// held by another process, a restore that cannot be done, a company or key that does not exist),
+// in both languages; part of the one
 // catalog of src/i18n/catalog.ts. Their English is also what logs and the admin socket carry.
 import type { Text } from './text.js';
 
@@ -46,6 +47,10 @@ export const cliRefusalsPt = {
     'DATA_DIR {dir} não está vazio: o restore nunca substitui uma base de dados sem lhe ser pedido (--force põe a presente de lado)',
   'restore.not_ours': '{file} não é uma cópia da base de dados embutida deste serviço ({why})',
   'restore.no_pg_version': 'não tem PG_VERSION',
+  'refused.company_missing': 'a empresa {id} não existe',
+  'refused.key_missing': 'a chave da API {id} não existe',
+  'refused.staff_missing': 'a conta da equipa {id} não existe',
+  'refused.invoice_missing': 'a fatura {id} não existe',
 } as const;
 
 export const cliRefusalsEn: Record<keyof typeof cliRefusalsPt, Text> = {
@@ -90,4 +95,8 @@ export const cliRefusalsEn: Record<keyof typeof cliRefusalsPt, Text> = {
     'DATA_DIR {dir} is not empty: restore never replaces a database unless told to (--force moves the present one aside)',
   'restore.not_ours': "{file} is not a backup of this service's embedded database ({why})",
   'restore.no_pg_version': 'no PG_VERSION in it',
+  'refused.company_missing': 'company {id} does not exist',
+  'refused.key_missing': 'API key {id} does not exist',
+  'refused.staff_missing': 'staff account {id} does not exist',
+  'refused.invoice_missing': 'invoice {id} does not exist',
 };

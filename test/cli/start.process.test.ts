@@ -263,7 +263,7 @@ describe.runIf(testStorage() === 'postgres')(
         [['companies', 'list'], runInProcess],
         [['serve'], runCli],
       ] as const) {
-        const result = await run(args, { DATABASE_URL: url.toString() });
+        const result = await run(args, { ...EN, DATABASE_URL: url.toString() });
         expect(result.code, args.join(' ')).toBe(1);
         expect(result.stderr).toBe(
           'error: database error: the database does not exist: "nao_existe_issue30" (create it, or fix DATABASE_URL) (run again with --debug for details)\n',

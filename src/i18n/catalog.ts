@@ -7,9 +7,9 @@ import { cliEn, cliPt } from './cli.js';
 import { cliHelpEn, cliHelpPt } from './cli-help.js';
 import { cliRefusalsEn, cliRefusalsPt } from './cli-refusals.js';
 import { consoleEn, consolePt } from './console.js';
-import type { Plural, Text, TextParams } from './text.js';
+import type { CatalogText, Plural, TextParams } from './text.js';
 
-export type { Plural, Text, TextParams } from './text.js';
+export type { CatalogText, Plural, TextParams } from './text.js';
 
 export const LANGUAGES = ['pt', 'en'] as const;
 export type UiLanguage = (typeof LANGUAGES)[number];
@@ -19,9 +19,9 @@ const pt = { ...consolePt, ...cliPt, ...cliRefusalsPt, ...cliHelpPt };
 
 export type TextKey = keyof typeof pt;
 
-const en: Record<TextKey, Text> = { ...consoleEn, ...cliEn, ...cliRefusalsEn, ...cliHelpEn };
+const en: Record<TextKey, CatalogText> = { ...consoleEn, ...cliEn, ...cliRefusalsEn, ...cliHelpEn };
 
-export const CATALOG: Record<UiLanguage, Record<TextKey, Text>> = { pt, en };
+export const CATALOG: Record<UiLanguage, Record<TextKey, CatalogText>> = { pt, en };
 
 export function isLanguage(value: unknown): value is UiLanguage {
   return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
@@ -31,7 +31,7 @@ export function isTextKey(value: unknown): value is TextKey {
   return typeof value === 'string' && Object.hasOwn(pt, value);
 }
 
-export function isPlural(text: Text): text is Plural {
+export function isPlural(text: CatalogText): text is Plural {
   return typeof text !== 'string';
 }
 

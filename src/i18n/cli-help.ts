@@ -2,7 +2,7 @@
 // both languages; part of the one catalog of src/i18n/catalog.ts. A command's one-line summary is
 // `cmd.<its words>`, its longer help `cmd.<its words>.help`. Flags, placeholders (ID, FILE),
 // variable names, codes and examples are the same in both languages.
-import type { Text } from './text.js';
+import type { CatalogText } from './text.js';
 
 export const cliHelpPt = {
   'cmd.migrate': 'aplicar as migrações pendentes da base de dados (o serve também as aplica)',
@@ -259,7 +259,7 @@ export const cliHelpPt = {
   ].join('\n'),
 } as const;
 
-export const cliHelpEn: Record<keyof typeof cliHelpPt, Text> = {
+export const cliHelpEn: Record<keyof typeof cliHelpPt, CatalogText> = {
   'cmd.migrate': 'apply pending database migrations (serve does it too)',
   'cmd.migrate.help':
     'Applies the SQL migrations in drizzle/ to DATABASE_URL, or to the embedded database in DATA_DIR.',

@@ -2,7 +2,7 @@
 // held by another process, a restore that cannot be done, a company or key that does not exist),
 // in both languages; part of the one
 // catalog of src/i18n/catalog.ts. Their English is also what logs and the admin socket carry.
-import type { Text } from './text.js';
+import type { CatalogText } from './text.js';
 
 export const cliRefusalsPt = {
   'start.port_in_use':
@@ -53,7 +53,7 @@ export const cliRefusalsPt = {
   'refused.invoice_missing': 'a fatura {id} não existe',
 } as const;
 
-export const cliRefusalsEn: Record<keyof typeof cliRefusalsPt, Text> = {
+export const cliRefusalsEn: Record<keyof typeof cliRefusalsPt, CatalogText> = {
   'start.port_in_use':
     'port {port} is in use on {host} ({variable}): stop what listens there or choose another {variable}',
   'start.port_in_use_docs':

@@ -2,7 +2,7 @@
 // start banner of serve), in both languages; part of the one catalog of src/i18n/catalog.ts. Its
 // help is src/i18n/cli-help.ts. Ids, keys, codes, commands to type and field names stay as they
 // are in both languages: only the sentences around them change.
-import type { Text } from './text.js';
+import type { CatalogText } from './text.js';
 
 export const cliPt = {
   'cli.none': '(nenhum)',
@@ -263,7 +263,7 @@ export const cliPt = {
   'col.state': 'ESTADO',
 } as const;
 
-export const cliEn: Record<keyof typeof cliPt, Text> = {
+export const cliEn: Record<keyof typeof cliPt, CatalogText> = {
   'cli.none': '(none)',
   'cli.none_inline': 'none',
   'cli.now': 'now',

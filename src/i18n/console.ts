@@ -1,6 +1,6 @@
 // The support console's texts (src/console/), in both languages; part of the one catalog of
 // src/i18n/catalog.ts.
-import type { Text } from './text.js';
+import type { CatalogText } from './text.js';
 
 export const consolePt = {
   'app.title': 'Consola de suporte',
@@ -205,7 +205,7 @@ export const consolePt = {
   'endpoint.tested': 'Evento de teste {event} ({type}) enviado: {status}.',
 } as const;
 
-export const consoleEn: Record<keyof typeof consolePt, Text> = {
+export const consoleEn: Record<keyof typeof consolePt, CatalogText> = {
   'app.title': 'Support console',
   'nav.companies': 'Companies',
   'nav.requests': 'Requests',

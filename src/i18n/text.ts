@@ -6,6 +6,6 @@ export interface Plural {
   readonly other: string;
 }
 
-export type Text = string | Plural;
+export type CatalogText = string | Plural;
 
 export type TextParams = Record<string, string | number>;

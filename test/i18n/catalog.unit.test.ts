@@ -4,10 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   CATALOG,
+  type CatalogText,
   DEFAULT_LANGUAGE,
   isPlural,
   LANGUAGES,
-  type Text,
   type TextKey,
   translate,
 } from '../../src/i18n/catalog.js';
@@ -15,7 +15,7 @@ import {
 const placeholders = (text: string) => [...text.matchAll(/\{([a-z_0-9]+)\}/g)].map((m) => m[1]).sort();
 
 /** A text's forms: one sentence, or its plural forms (each must hold {count}). */
-const forms = (text: Text): string[] => (isPlural(text) ? [text.one, text.other] : [text]);
+const forms = (text: CatalogText): string[] => (isPlural(text) ? [text.one, text.other] : [text]);
 
 describe('the text catalog', () => {
   it("issue 40, the operator's tools speak Portuguese: every text (console and command line) exists in Portuguese and in English, non-empty, with the same placeholders and forms", () => {

@@ -18,10 +18,13 @@
 // 3. otherwise `serve` refuses to start, saying why.
 // A command trusts a socket only if it is a socket of the service's user (this process's, or the
 // owner of DATA_DIR) with no permission for anyone else, in a directory no one else may write to.
+
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
+import { isTextKey } from '../i18n/catalog.js';
+import type { Message } from '../i18n/message.js';
 import { ArgumentError, OperationError } from '../operations/errors.js';
 import { SERVER_TIMEOUT_OPTIONS } from '../server-timeouts.js';
 import { StartRefused } from './preflight.js';
@@ -70,11 +73,10 @@ export function adminSocketPath(
     const path = join(candidate, name);
     if (fits(path) && isPrivateDirectory(candidate)) return path;
   }
-  throw new StartRefused(
-    `DATA_DIR ${dir} is too deep for the admin socket (${join(dir, 'admin.sock')} is over ${MAX_SOCKET_PATH} bytes, the limit of a unix socket path), and no private runtime directory fits one: ` +
-      'run the service with RUNTIME_DIRECTORY (systemd: RuntimeDirectory=invoicing) or XDG_RUNTIME_DIR set to a directory of its own that no one else may write to, or use a shorter DATA_DIR. ' +
-      'The socket is never put in a shared directory such as /tmp.',
-  );
+  throw new StartRefused({
+    key: 'start.socket_too_deep',
+    params: { dir, path: join(dir, 'admin.sock'), max: MAX_SOCKET_PATH },
+  });
 }
 
 /** A socket a command may not trust: whoever made it is not the service. */
@@ -213,7 +215,8 @@ export async function startAdminServer(
     } catch (error) {
       if (error instanceof OperationError) {
         const kind = error instanceof ArgumentError ? 'argument' : 'operation';
-        send(422, { error: { kind, message: error.message } });
+        // (with its catalog text, so that the command tells it in its operator's language)
+        send(422, { error: { kind, message: error.message, ...(error.text ? { text: error.text } : {}) } });
         return;
       }
       const reference = `adm_${randomBytes(6).toString('hex')}`;
@@ -302,7 +305,7 @@ export function callAdminServer(
           let parsed: {
             result?: unknown;
             api_base_url?: unknown;
-            error?: { kind?: string; message?: string };
+            error?: { kind?: string; message?: string; text?: unknown };
           };
           try {
             parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -314,9 +317,9 @@ export function callAdminServer(
             const apiBaseUrl = typeof parsed.api_base_url === 'string' ? parsed.api_base_url : undefined;
             resolvePromise({ result: parsed.result, apiBaseUrl });
           } else if (parsed.error?.kind === 'argument') {
-            reject(new ArgumentError(parsed.error.message ?? 'bad argument'));
+            reject(new ArgumentError(messageOf(parsed.error.text) ?? parsed.error.message ?? 'bad argument'));
           } else if (parsed.error?.kind === 'operation') {
-            reject(new OperationError(parsed.error.message ?? 'refused'));
+            reject(new OperationError(messageOf(parsed.error.text) ?? parsed.error.message ?? 'refused'));
           } else {
             reject(new AdminServerFailure(parsed.error?.message ?? `the server answered ${res.statusCode}`));
           }
@@ -343,3 +346,20 @@ export function callAdminServer(
 
 /** The server could not run the operation for an internal reason; its log has the details. */
 export class AdminServerFailure extends Error {}
+
+/** A catalog text sent by the server, if it is one this command knows (versions may differ). */
+function messageOf(text: unknown): Message | undefined {
+  if (typeof text !== 'object' || text === null) return undefined;
+  const { key, params } = text as { key?: unknown; params?: unknown };
+  if (!isTextKey(key)) return undefined;
+  const values =
+    typeof params === 'object' && params !== null
+      ? Object.fromEntries(
+          Object.entries(params).filter(
+            (entry): entry is [string, string | number] =>
+              typeof entry[1] === 'string' || typeof entry[1] === 'number',
+          ),
+        )
+      : {};
+  return { key, params: values };
+}

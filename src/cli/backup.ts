@@ -11,6 +11,7 @@ import { access, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { createPrivateDir, restrictDataDir } from '../db/data-dir.js';
+import type { Message } from '../i18n/message.js';
 import { OperationError } from '../operations/errors.js';
 import { bool, type Command, command, localCommand } from './command.js';
 import { describeOwner, tryAcquireLock } from './lock.js';
@@ -25,15 +26,15 @@ export interface RestoreResult {
 
 /** Unpacks the copy into `staging`, opens it there and counts its companies: is it ours? */
 async function unpackAndCheck(source: string, staging: string): Promise<number> {
-  const notOurs = (why: string) =>
-    new OperationError(`${source} is not a backup of this service's embedded database (${why})`);
+  const notOurs = (why: string | Message) =>
+    new OperationError({ key: 'restore.not_ours', params: { file: source, why } });
   const { extract } = await import('tar');
   try {
     await extract({ file: source, cwd: staging, strict: true });
   } catch (error) {
     throw notOurs((error as Error).message);
   }
-  if (!existsSync(join(staging, 'PG_VERSION'))) throw notOurs('no PG_VERSION in it');
+  if (!existsSync(join(staging, 'PG_VERSION'))) throw notOurs({ key: 'restore.no_pg_version' });
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLITE_OPTIONS } = await import('../db/client.js');
   let client: InstanceType<typeof PGlite> | null = null;
@@ -53,34 +54,31 @@ async function unpackAndCheck(source: string, staging: string): Promise<number> 
 
 export async function restoreEmbedded(config: Config, file: string, force: boolean): Promise<RestoreResult> {
   if (config.databaseUrl) {
-    throw new OperationError(
-      'restore brings back a copy of the embedded database; on PostgreSQL use pg_restore (README: Backups)',
-    );
+    throw new OperationError({ key: 'restore.postgres' });
   }
   const source = resolve(file);
   await access(source, constants.R_OK).catch((error: NodeJS.ErrnoException) => {
-    throw new OperationError(`cannot read ${source}: ${error.message}`);
+    throw new OperationError({ key: 'restore.unreadable', params: { file: source, reason: error.message } });
   });
   const dataDir = resolve(config.dataDir);
   const parent = dirname(dataDir);
   if (!existsSync(parent)) {
-    throw new OperationError(`the parent of DATA_DIR (${parent}) does not exist: is DATA_DIR mistyped?`);
+    throw new OperationError({ key: 'restore.no_parent', params: { parent } });
   }
   createPrivateDir(dataDir);
   const attempt = tryAcquireLock(dataDir, 'cli');
   if (!attempt.acquired) {
-    throw new OperationError(
-      `the embedded database in ${dataDir} is in use by ${describeOwner(attempt.owner)}: stop it first, then restore`,
-    );
+    throw new OperationError({
+      key: 'restore.busy',
+      params: { dir: dataDir, owner: describeOwner(attempt.owner) },
+    });
   }
   const staging = join(parent, `.${basename(dataDir)}.restore-${randomBytes(4).toString('hex')}`);
   try {
     const { NOT_DATABASE } = await import('../operations/backup.js');
     const present = (await readdir(dataDir)).filter((entry) => !NOT_DATABASE.has(entry));
     if (present.length > 0 && !force) {
-      throw new OperationError(
-        `DATA_DIR ${dataDir} is not empty: restore never replaces a database unless told to (--force moves the present one aside)`,
-      );
+      throw new OperationError({ key: 'restore.not_empty', params: { dir: dataDir } });
     }
     createPrivateDir(staging);
     const companies = await unpackAndCheck(source, staging);
@@ -107,43 +105,40 @@ function shellWord(text: string): string {
 export const BACKUP_COMMANDS: readonly Command[] = [
   command({
     name: 'backup',
-    summary: 'write a consistent copy of the embedded database to FILE (also while the server runs)',
+    summary: 'cmd.backup',
     usage: 'FILE',
     positional: 'FILE',
-    help: [
-      'The copy is taken by the process that has the database open: the running server (through',
-      'its admin socket), or this command when no server runs. FILE is written whole, private (0600),',
-      'then renamed into place; it holds every secret the service keeps, so store it like one.',
-      'Bring it back with bin/invoicing restore FILE. On PostgreSQL use pg_dump (README: Backups).',
-    ].join('\n'),
+    help: 'cmd.backup.help',
     options: {},
     operation: 'backup',
     args: (_values, positional) => ({ file: resolve(positional ?? '') }),
-    text: (backup) =>
-      `Backup of the ${backup.database} written to ${backup.file} (${backup.bytes} bytes, taken at ${backup.taken_at}).`,
+    text: (backup, { t }) =>
+      t('cli.backup.written', {
+        database: backup.database,
+        file: backup.file,
+        bytes: backup.bytes,
+        at: backup.taken_at,
+      }),
   }),
   localCommand({
     name: 'restore',
-    summary: 'bring back a copy made by backup into DATA_DIR (no server may run on it)',
+    summary: 'cmd.restore',
     usage: 'FILE [--force]',
     positional: 'FILE',
-    help: [
-      'Refuses while a server or another command uses DATA_DIR, and refuses a DATA_DIR that holds',
-      'a database unless --force: the present database is then moved aside, next to DATA_DIR.',
-      'The copy is opened and checked before anything is replaced; serve applies newer migrations.',
-      'On PostgreSQL use pg_restore (README: Backups).',
-      '',
-      '  --force   replace the database in DATA_DIR (kept in DATA_DIR.before-restore-<time>)',
-    ].join('\n'),
+    help: 'cmd.restore.help',
     options: { force: bool },
     run: (config, args) => restoreEmbedded(config, String(args.file), args.force === true),
     args: (values, positional) => ({ file: positional, force: values.force === true }),
-    text: (restore) =>
+    text: (restore, { t }) =>
       [
-        `Restored ${restore.restored_from} into ${restore.data_dir} (${restore.companies} companies).`,
-        restore.moved_aside ? `The database that was there is in ${restore.moved_aside}.` : '',
+        t('cli.restore.done', {
+          from: restore.restored_from,
+          dir: restore.data_dir,
+          count: restore.companies,
+        }),
+        restore.moved_aside ? t('cli.restore.moved_aside', { dir: restore.moved_aside }) : '',
         // The server must be started on the directory restored into, whatever DATA_DIR it usually has.
-        `Start the server on it: DATA_DIR=${shellWord(restore.data_dir)} bin/invoicing serve`,
+        t('cli.restore.start', { command: `DATA_DIR=${shellWord(restore.data_dir)} bin/invoicing serve` }),
       ]
         .filter(Boolean)
         .join('\n'),

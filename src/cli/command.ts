@@ -6,6 +6,7 @@
 // and usage errors load no database code.
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
+import type { TextKey, TextParams, Translate, UiLanguage } from '../i18n/catalog.js';
 import type { RawArgs } from '../operations/arguments.js';
 import type { OperationName, OperationResult } from '../operations/index.js';
 
@@ -16,6 +17,9 @@ export const str = { type: 'string' } as const;
 export const bool = { type: 'boolean' } as const;
 
 export interface TextContext {
+  /** The operator's language (src/cli/language.ts) and the catalog's texts in it. */
+  language: UiLanguage;
+  t: Translate;
   /** Base URL of the partner API for curl examples, from HOST and PORT. */
   apiBaseUrl: string;
   /** The support console's address (CONSOLE_URL, or the local one): setup links. */
@@ -25,11 +29,14 @@ export interface TextContext {
 interface CommandShape {
   /** Words that select it, e.g. "keys create". */
   name: string;
-  summary: string;
-  /** Arguments after the name, for the usage line. */
+  /** One line of help (a text of the catalog, src/i18n/cli-help.ts). */
+  summary: TextKey;
+  /** Arguments after the name, for the usage line (flags and placeholders: the same in every language). */
   usage: string;
-  /** More help: what the arguments mean, examples. */
-  help: string;
+  /** More help: what the arguments mean, examples (a text of the catalog). */
+  help?: TextKey;
+  /** Values the help's placeholders name (lists built from the code: scopes, event types). */
+  helpParams?: TextParams;
   options: OptionSpecs;
   /** Name of the one positional argument the command takes, if any (e.g. "ID"). */
   positional?: string;

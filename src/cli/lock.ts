@@ -4,10 +4,12 @@
 // stale and taken over.
 // Whoever takes the lock also makes the directory private (src/db/data-dir.ts), also an existing
 // one with loose modes.
+
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createPrivateDir, restrictDataDir } from '../db/data-dir.js';
+import type { Message } from '../i18n/message.js';
 
 export type LockRole = 'serve' | 'cli';
 
@@ -143,7 +145,11 @@ function heldLock(path: string, content: string): DataDirLock {
   return { path, release };
 }
 
-export function describeOwner(owner: LockOwner | null): string {
-  if (!owner) return 'another process';
-  return owner.role === 'serve' ? `the server (pid ${owner.pid})` : `another command (pid ${owner.pid})`;
+/** Who holds the lock, told in the operator's language. */
+export function describeOwner(owner: LockOwner | null): Message {
+  if (!owner) return { key: 'lock.owner_unknown' };
+  return {
+    key: owner.role === 'serve' ? 'lock.owner_server' : 'lock.owner_command',
+    params: { pid: owner.pid },
+  };
 }

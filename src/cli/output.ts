@@ -1,7 +1,10 @@
-// Plain-text rendering of operation results for people; `--json` prints the result itself.
+// Plain-text rendering of operation results for people, in the operator's language (headers from
+// the catalog, src/i18n/catalog.ts); `--json` prints the result itself.
 // Partner text (a customer's name, an invoice's notes) reaches an operator's terminal here: its
 // control characters are shown as visible escapes (`\x1b`, `\r`, `\x07`), never sent raw, so
 // no text can move the cursor, rewrite a line, ring the bell or set the window's title.
+
+import type { TextKey, Translate } from '../i18n/catalog.js';
 
 /**
  * C0 controls but line feed and tab, DEL, C1 controls, and the invisible Unicode formatting that
@@ -52,15 +55,18 @@ export function details(object: object, skip: readonly string[] = []): string {
   return entries.map(([key, value]) => `  ${`${key}:`.padEnd(width + 2)}${scalar(value)}`).join('\n');
 }
 
-export type Columns<T> = readonly (readonly [header: string, field: keyof T & string])[];
+export type Columns<T> = readonly (readonly [header: TextKey, field: keyof T & string])[];
 
-/** A table of rows; columns are [header, field] pairs, or the rows' own scalar fields. */
-export function table<T extends object>(rows: readonly T[], columns?: Columns<T>): string {
-  if (rows.length === 0) return '  (none)';
+/**
+ * A table of rows; columns are [header, field] pairs (the header a text of the catalog), or the
+ * rows' own scalar fields (headed by the field names, as `--json` names them).
+ */
+export function table<T extends object>(t: Translate, rows: readonly T[], columns?: Columns<T>): string {
+  if (rows.length === 0) return `  ${t('cli.none')}`;
   const valuesOf = (row: T) => new Map<string, unknown>(Object.entries(row));
   const lines = rows.map(valuesOf);
   const cols: readonly (readonly [string, string])[] =
-    columns ??
+    columns?.map(([header, field]) => [t(header), field] as const) ??
     [...(lines[0]?.keys() ?? [])]
       .filter((key) => lines.every((line) => typeof line.get(key) !== 'object' || line.get(key) === null))
       .map((key) => [key.toUpperCase(), key] as const);

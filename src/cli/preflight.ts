@@ -5,25 +5,37 @@ import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../config.js';
+import { english, type Message } from '../i18n/message.js';
 
 /** A start refused before anything was created; the message says what is wrong. */
-export class StartRefused extends Error {}
+export class StartRefused extends Error {
+  constructor(readonly text: Message) {
+    super(english(text));
+  }
+}
 
 type PortVariable = 'PORT' | 'OPS_PORT' | 'DOCS_PORT';
 
-function portProblem(error: NodeJS.ErrnoException, variable: string, host: string, port: number): string {
+function portProblem(error: NodeJS.ErrnoException, variable: string, host: string, port: number): Message {
+  const hostVariable = variable === 'OPS_PORT' ? 'OPS_HOST' : 'HOST';
   switch (error.code) {
     case 'EADDRINUSE':
-      return `port ${port} is in use on ${host} (${variable}): stop what listens there or choose another ${variable}${variable === 'DOCS_PORT' ? ', or DOCS_PORT=off (doc_url must never lead to whatever listens there)' : ''}`;
+      return {
+        key: variable === 'DOCS_PORT' ? 'start.port_in_use_docs' : 'start.port_in_use',
+        params: { port, host, variable },
+      };
     case 'EACCES':
-      return `port ${port} needs more privileges than this user has (${variable}): choose a port above 1023`;
+      return { key: 'start.port_privileged', params: { port, variable } };
     case 'EADDRNOTAVAIL':
-      return `${host} is not an address of this machine (${variable === 'OPS_PORT' ? 'OPS_HOST' : 'HOST'})`;
+      return { key: 'start.not_an_address', params: { host, variable: hostVariable } };
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return `${host} cannot be resolved (${variable === 'OPS_PORT' ? 'OPS_HOST' : 'HOST'})`;
+      return { key: 'start.unresolvable', params: { host, variable: hostVariable } };
     default:
-      return `cannot listen on ${host}:${port} (${variable}): ${error.code ?? error.message}`;
+      return {
+        key: 'start.cannot_listen',
+        params: { host, port, variable, reason: error.code ?? error.message },
+      };
   }
 }
 
@@ -33,7 +45,7 @@ export function listenProblem(
   variable: PortVariable,
   host: string,
   port: number,
-): string | null {
+): Message | null {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (!code || !/^E[A-Z]+$/.test(code)) return null;
   return portProblem(error as NodeJS.ErrnoException, variable, host, port);
@@ -91,27 +103,23 @@ export function inspectDataDir(dataDir: string): DataDirState {
  * database is about to be created (a new directory, or an empty one); refuses a directory that
  * holds something else, or one whose parent does not exist (a mistyped path).
  */
-export function prepareDataDir(dataDir: string): string | null {
+export function prepareDataDir(dataDir: string): Message | null {
   const dir = resolve(dataDir);
   const state = inspectDataDir(dataDir);
   switch (state) {
     case 'database':
       return null;
     case 'no-parent':
-      throw new StartRefused(
-        `DATA_DIR ${dir} does not exist, nor does its parent ${dirname(dir)}: is DATA_DIR mistyped? Create the parent first if it is right`,
-      );
+      throw new StartRefused({ key: 'start.data_dir_no_parent', params: { dir, parent: dirname(dir) } });
     case 'not-a-directory':
-      throw new StartRefused(`DATA_DIR ${dir} is a file, not a directory`);
+      throw new StartRefused({ key: 'start.data_dir_file', params: { dir } });
     case 'foreign':
-      throw new StartRefused(
-        `DATA_DIR ${dir} holds other files but no embedded database: refusing to create one there; is DATA_DIR right?`,
-      );
+      throw new StartRefused({ key: 'start.data_dir_foreign', params: { dir } });
     case 'missing':
       mkdirSync(dir, { mode: 0o700 });
-      return `DATA_DIR ${dir} did not exist: created it with a NEW, EMPTY embedded database. If you expected existing data, stop now and fix DATA_DIR.`;
+      return { key: 'start.data_dir_created', params: { dir } };
     case 'empty':
-      return `DATA_DIR ${dir} was empty: creating a NEW embedded database there.`;
+      return { key: 'start.data_dir_empty', params: { dir } };
   }
 }
 
@@ -123,15 +131,15 @@ export function requireExistingDatabase(dataDir: string): void {
   const state = inspectDataDir(dataDir);
   if (state === 'database') return;
   const dir = resolve(dataDir);
-  const why =
-    state === 'empty'
-      ? 'is empty'
-      : state === 'foreign'
-        ? 'holds other files'
-        : state === 'not-a-directory'
-          ? 'is a file'
-          : 'does not exist';
-  throw new StartRefused(
-    `there is no embedded database in ${dir} (DATA_DIR ${why}): is DATA_DIR right? This command never creates one. Point it at the server's: DATA_DIR=/path/of/the/server/data bin/invoicing ... (the server's start banner names its DATA_DIR), or DATABASE_URL=... when the server runs on PostgreSQL`,
-  );
+  const why: Message = {
+    key:
+      state === 'empty'
+        ? 'start.why_empty'
+        : state === 'foreign'
+          ? 'start.why_foreign'
+          : state === 'not-a-directory'
+            ? 'start.why_file'
+            : 'start.why_missing',
+  };
+  throw new StartRefused({ key: 'start.no_database', params: { dir, why } });
 }

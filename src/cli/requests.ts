@@ -1,6 +1,7 @@
 // `bin/invoicing keys roll|usage`, `requests list|show` and `usage`: rolling a key, and what support reads
 // of the request log (src/operations/requests.ts), in the shape of src/cli/command.ts. Joined to
 // the command table of src/cli/commands.ts; nothing here touches the database.
+import type { Translate } from '../i18n/catalog.js';
 import type { OperationResult } from '../operations/index.js';
 import { type Command, command, str, type TextContext } from './command.js';
 import { details, table } from './output.js';
@@ -8,54 +9,75 @@ import { curlLine } from './urls.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** What the rolled key really does now: expired at once (`--grace 0h`), or works until its end. */
-function previousKeyLine(previous: { id: number; expires_at: string }): string {
-  if (Date.parse(previous.expires_at) <= Date.now()) {
-    return `Key ${previous.id} expired now (no grace): it answers 401 api_key_expired on every server.`;
-  }
-  return `Key ${previous.id} keeps working until ${previous.expires_at} (the end of its grace, or its own expiry if sooner); then it answers 401 api_key_expired.`;
+/** The secret, scopes and expiry of a key just made (keys create, keys roll). */
+export function keyLines(
+  t: Translate,
+  key: { key: string; scopes: readonly string[]; expires_at: string },
+): string[] {
+  return [
+    `  ${t('cli.key.key_line', { key: key.key })}`,
+    `  ${t('cli.key.scopes_line', { scopes: key.scopes.join(', ') })}`,
+    `  ${t('cli.key.expires_line', { at: key.expires_at })}`,
+  ];
 }
 
-function rolledText(key: OperationResult<'keys.roll'>, context: TextContext): string {
+/** What the rolled key really does now: expired at once (`--grace 0h`), or works until its end. */
+function previousKeyLine(t: Translate, previous: { id: number; expires_at: string }): string {
+  if (Date.parse(previous.expires_at) <= Date.now()) return t('cli.roll.expired_now', { id: previous.id });
+  return t('cli.roll.works_until', { id: previous.id, at: previous.expires_at });
+}
+
+function rolledText(key: OperationResult<'keys.roll'>, { t, apiBaseUrl }: TextContext): string {
   // The new key's real validity, from its expiry: as long as the old key's was when issued.
   const days = Math.round((Date.parse(key.expires_at) - Date.now()) / DAY_MS);
   return [
-    `API key ${key.previous_key.id} rolled: new ${key.mode} API key ${key.id} for company ${key.company_id}, valid ${days} ${days === 1 ? 'day' : 'days'} (as long as key ${key.previous_key.id} was when issued).`,
-    `  key:        ${key.key}`,
-    `  scopes:     ${key.scopes.join(', ')}`,
-    `  expires at: ${key.expires_at}`,
+    t('cli.roll.rolled', {
+      old: key.previous_key.id,
+      mode: key.mode,
+      id: key.id,
+      company: key.company_id,
+      count: days,
+    }),
+    ...keyLines(t, key),
     '',
-    previousKeyLine(key.previous_key),
-    'The new key is shown only this once and cannot be recovered: store it now, and give it to the partner.',
-    `Try it: ${curlLine(key.key, context.apiBaseUrl)}`,
+    previousKeyLine(t, key.previous_key),
+    t('cli.roll.shown_once'),
+    t('cli.try_it', { curl: curlLine(key.key, apiBaseUrl) }),
   ].join('\n');
 }
 
-function shownText(shown: OperationResult<'requests.show'>): string {
+function shownText(shown: OperationResult<'requests.show'>, { t }: TextContext): string {
   const { request, record, events } = shown;
   const lines = [
-    `Request ${request.request_id} of company ${request.company_id}${request.company_name ? ` (${request.company_name})` : ''}:`,
+    request.company_name
+      ? t('cli.request.headline_named', {
+          id: request.request_id,
+          company: request.company_id,
+          name: request.company_name,
+        })
+      : t('cli.request.headline', { id: request.request_id, company: request.company_id }),
     details(request, ['request_id', 'company_id', 'company_name']),
     '',
   ];
-  if (record) {
-    lines.push('Idempotency record:', details(record), '');
-  } else {
-    lines.push('Idempotency record: none (not a write, refused before it ran, or kept 24 hours only)', '');
-  }
-  if (events.length === 0) lines.push('Events caused: none');
-  else lines.push('Events caused:');
+  if (record) lines.push(t('cli.request.record'), details(record), '');
+  else lines.push(t('cli.request.no_record'), '');
+  lines.push(events.length === 0 ? t('cli.request.no_events') : t('cli.request.events'));
   for (const event of events) {
-    lines.push(`  ${event.event_id} ${event.type} at ${event.created_at}`);
-    if (event.deliveries.length === 0) lines.push('    no endpoint subscribed');
+    lines.push(`  ${t('cli.request.event', { id: event.event_id, type: event.type, at: event.created_at })}`);
+    if (event.deliveries.length === 0) lines.push(`    ${t('cli.request.no_endpoint')}`);
     for (const delivery of event.deliveries) {
       lines.push(
-        `    delivery ${delivery.delivery_id} to endpoint ${delivery.endpoint_id}: ${delivery.status}`,
+        `    ${t('cli.request.delivery', { id: delivery.delivery_id, endpoint: delivery.endpoint_id, status: delivery.status })}`,
       );
       for (const attempt of delivery.attempts) {
-        const answer = attempt.status_code ?? attempt.error ?? 'no answer';
+        const answer = attempt.status_code ?? attempt.error ?? t('cli.request.no_answer');
         lines.push(
-          `      attempt ${attempt.attempt} at ${attempt.at}: ${attempt.succeeded ? 'ok' : 'failed'} (${answer}, ${attempt.latency_ms} ms)`,
+          `      ${t(attempt.succeeded ? 'cli.request.attempt_ok' : 'cli.request.attempt_failed', {
+            attempt: attempt.attempt,
+            at: attempt.at,
+            answer,
+            ms: attempt.latency_ms,
+          })}`,
         );
       }
     }
@@ -63,32 +85,42 @@ function shownText(shown: OperationResult<'requests.show'>): string {
   return lines.join('\n');
 }
 
-function usageText(usage: OperationResult<'usage'>): string {
+function usageText(usage: OperationResult<'usage'>, { t }: TextContext): string {
   const { totals } = usage;
   const who =
     usage.api_key_id === null
-      ? `company ${usage.company_id}`
-      : `API key ${usage.api_key_id} of company ${usage.company_id}`;
+      ? t('cli.usage.of_company', { company: usage.company_id })
+      : t('cli.usage.of_key', { key: usage.api_key_id, company: usage.company_id });
   const range = (p: typeof totals.p50) => (p ? `${p.low_ms}–${p.high_ms ?? '∞'} ms` : '-');
+  const none = t('cli.none_inline');
   return [
-    `Usage of ${who}, ${usage.from} to ${usage.to} (${usage.window}, a row per ${usage.step}):`,
-    table(usage.series, [
-      ['FROM', 'from'],
-      ['REQUESTS', 'requests'],
-      ['2XX', 'status_2xx'],
-      ['3XX', 'status_3xx'],
-      ['4XX', 'status_4xx'],
-      ['5XX', 'status_5xx'],
-      ['429', 'rate_limited'],
-      ['WRITES', 'writes'],
-      ['DEPRECATED', 'deprecated'],
-      ['P50 MS', 'p50_ms'],
-      ['P99 MS', 'p99_ms'],
+    t('cli.usage.headline', { who, from: usage.from, to: usage.to, window: usage.window, step: usage.step }),
+    table(t, usage.series, [
+      ['col.from', 'from'],
+      ['col.requests', 'requests'],
+      ['col.2xx', 'status_2xx'],
+      ['col.3xx', 'status_3xx'],
+      ['col.4xx', 'status_4xx'],
+      ['col.5xx', 'status_5xx'],
+      ['col.429', 'rate_limited'],
+      ['col.writes', 'writes'],
+      ['col.deprecated', 'deprecated'],
+      ['col.p50_ms', 'p50_ms'],
+      ['col.p99_ms', 'p99_ms'],
     ]),
-    `  total: ${totals.requests} requests (${totals.status_2xx} 2xx, ${totals.status_3xx} 3xx, ${totals.status_4xx} 4xx, ${totals.status_5xx} 5xx), ${totals.rate_limited} answered 429, ${totals.writes} writes, ${totals.deprecated} deprecated uses`,
-    `  latency: p50 ${range(totals.p50)}, p99 ${range(totals.p99)}`,
-    `  top error codes: ${usage.error_codes.map((row) => `${row.code} ${row.requests}`).join(', ') || 'none'}`,
-    `  deprecated items used: ${usage.deprecated_uses.map((row) => `${row.item} ${row.requests}`).join(', ') || 'none'}`,
+    `  ${t('cli.usage.total', {
+      count: totals.requests,
+      s2xx: totals.status_2xx,
+      s3xx: totals.status_3xx,
+      s4xx: totals.status_4xx,
+      s5xx: totals.status_5xx,
+      limited: totals.rate_limited,
+      writes: totals.writes,
+      deprecated: totals.deprecated,
+    })}`,
+    `  ${t('cli.usage.latency', { p50: range(totals.p50), p99: range(totals.p99) })}`,
+    `  ${t('cli.usage.error_codes', { codes: usage.error_codes.map((row) => `${row.code} ${row.requests}`).join(', ') || none })}`,
+    `  ${t('cli.usage.deprecated_items', { items: usage.deprecated_uses.map((row) => `${row.item} ${row.requests}`).join(', ') || none })}`,
   ].join('\n');
 }
 
@@ -96,14 +128,9 @@ function usageText(usage: OperationResult<'usage'>): string {
 export const KEY_COMMANDS: readonly Command[] = [
   command({
     name: 'keys roll',
-    summary: 'replace an API key: a new key (shown once), the old one working until the grace ends',
+    summary: 'cmd.keys roll',
     usage: 'KEY_ID [--grace 24h]',
-    help: [
-      '  --grace G   how long the old key keeps working: 30m, 24h (default), 7d; at most 30d; 0h ends it now',
-      '',
-      'The new key has the company, mode and scopes of the old one, and is valid as long as the old one',
-      'was when issued. After the grace the old key answers 401 api_key_expired, on every server.',
-    ].join('\n'),
+    help: 'cmd.keys roll.help',
     options: { grace: str },
     positional: 'KEY_ID',
     operation: 'keys.roll',
@@ -112,23 +139,27 @@ export const KEY_COMMANDS: readonly Command[] = [
   }),
   command({
     name: 'keys usage',
-    summary: "an API key's requests and refusals per day, over the last 30 days (from the usage rollups)",
+    summary: 'cmd.keys usage',
     usage: 'KEY_ID',
-    help: 'Days in TZ_NAME, oldest first. REFUSED: answered 4xx (429 included); RATE LIMITED: answered 429.',
+    help: 'cmd.keys usage.help',
     options: {},
     positional: 'KEY_ID',
     operation: 'keys.usage',
     args: (_v, id) => ({ id }),
-    text: (usage) =>
+    text: (usage, { t }) =>
       [
-        `API key ${usage.key_id} of company ${usage.company_id}, last 30 days:`,
-        table(usage.days, [
-          ['DAY', 'day'],
-          ['REQUESTS', 'requests'],
-          ['REFUSED', 'refused'],
-          ['RATE LIMITED', 'rate_limited'],
+        t('cli.key_usage.headline', { id: usage.key_id, company: usage.company_id }),
+        table(t, usage.days, [
+          ['col.day', 'day'],
+          ['col.requests', 'requests'],
+          ['col.refused', 'refused'],
+          ['col.rate_limited', 'rate_limited'],
         ]),
-        `  total: ${usage.totals.requests} requests, ${usage.totals.refused} refused, ${usage.totals.rate_limited} rate limited`,
+        `  ${t('cli.key_usage.total', {
+          count: usage.totals.requests,
+          refused: usage.totals.refused,
+          limited: usage.totals.rate_limited,
+        })}`,
       ].join('\n'),
   }),
 ];
@@ -137,22 +168,10 @@ export const KEY_COMMANDS: readonly Command[] = [
 export const REQUEST_COMMANDS: readonly Command[] = [
   command({
     name: 'requests list',
-    summary: "a company's API requests from the request log, newest first",
+    summary: 'cmd.requests list',
     usage:
       '--company ID [--key ID] [--status 429|4xx|5xx] [--since 1h] [--until T] [--route /customers/{id}] [--error CODE] [--limit N]',
-    help: [
-      '  --company ID   the company (required: the log is never read across companies)',
-      '  --key ID       only the requests of this API key',
-      '  --status S     one status (429) or a class (4xx, 5xx)',
-      '  --since T      a day YYYY-MM-DD (midnight in TZ_NAME), a moment 2026-11-22T09:30:00+02:00,',
-      '                 or a time ago: 30m, 1h, 2d',
-      '  --until T      only requests that arrived before T (the same forms): the next page',
-      '  --route R      one route, as the API reference writes it: /customers/{id}',
-      '  --error CODE   only answers with this error code (validation_failed, rate_limited...)',
-      '  --limit N      at most N requests (default 50, at most 1000)',
-      '',
-      'Requests with a known key are kept 30 days; the last second may not be written yet.',
-    ].join('\n'),
+    help: 'cmd.requests list.help',
     options: {
       company: str,
       key: str,
@@ -175,24 +194,24 @@ export const REQUEST_COMMANDS: readonly Command[] = [
       error: v.error,
       limit: v.limit,
     }),
-    text: (result) =>
-      table(result.requests, [
-        ['AT', 'at'],
-        ['REQUEST', 'request_id'],
-        ['KEY', 'api_key_id'],
-        ['METHOD', 'method'],
-        ['ROUTE', 'route'],
-        ['STATUS', 'status'],
-        ['ERROR', 'error_code'],
-        ['MS', 'duration_ms'],
-        ['IDEMPOTENCY-KEY', 'idempotency_key'],
+    text: (result, { t }) =>
+      table(t, result.requests, [
+        ['col.at', 'at'],
+        ['col.request', 'request_id'],
+        ['col.key', 'api_key_id'],
+        ['col.method', 'method'],
+        ['col.route', 'route'],
+        ['col.status', 'status'],
+        ['col.error', 'error_code'],
+        ['col.ms', 'duration_ms'],
+        ['col.idempotency_key', 'idempotency_key'],
       ]),
   }),
   command({
     name: 'requests show',
-    summary: 'one API request by its X-Request-Id: what it created or replayed, the events it caused',
+    summary: 'cmd.requests show',
     usage: 'REQUEST_ID',
-    help: "REQUEST_ID is the X-Request-Id the partner received (req_ and 24 hex digits); also request_id in errors. With tracing on, a trace id (32 hex digits, from the partner's traceparent) shows the first request of that trace.",
+    help: 'cmd.requests show.help',
     options: {},
     positional: 'REQUEST_ID',
     operation: 'requests.show',
@@ -201,16 +220,9 @@ export const REQUEST_COMMANDS: readonly Command[] = [
   }),
   command({
     name: 'usage',
-    summary: "a company's (or one key's) API usage over 24 hours, 7 or 30 days, from the hourly rollups",
+    summary: 'cmd.usage',
     usage: '--company ID [--key ID] [--window 24h|7d|30d]',
-    help: [
-      '  --company ID   the company',
-      '  --key ID       only this API key of the company',
-      '  --window W     24h (default; a point per hour), 7d (per 6 hours) or 30d (per day)',
-      '',
-      'Requests by status class, 429s, writes (POST, PUT), deprecated uses, the p50 and p99 latency',
-      '(the upper bound of the histogram bucket holding them) and the top error codes.',
-    ].join('\n'),
+    help: 'cmd.usage.help',
     options: { company: str, key: str, window: str },
     required: ['company'],
     operation: 'usage',

@@ -6,10 +6,12 @@
 //   Only `migrate` and `demo` (and `serve`, `restore`, elsewhere) may create a database: any other
 //   command against a DATA_DIR without one refuses, naming it, and leaves nothing behind, so that
 //   an operator's command never writes into a second, empty database the server never reads.
+
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { storageTargetOf } from '../db/target.js';
+import type { Message } from '../i18n/message.js';
 import type { RawArgs } from '../operations/arguments.js';
 import { OperationError } from '../operations/errors.js';
 import type { OperationName, OperationResult } from '../operations/index.js';
@@ -21,7 +23,7 @@ export interface RunOptions {
   /** Who runs it, for the audit trail. */
   actor: string;
   /** Where a notice for the operator goes (a new embedded database, instances that did not confirm). */
-  notice(text: string): void;
+  notice(text: string | Message): void;
   /** The running server's API base URL, when the operation ran in it (through the admin socket). */
   servedAt?(apiBaseUrl: string): void;
 }
@@ -59,7 +61,7 @@ async function runDirectly<N extends OperationName>(
   name: N,
   args: RawArgs,
   actor: string,
-  notice: (text: string) => void,
+  notice: (text: string | Message) => void,
 ): Promise<OperationResult<N>> {
   const { executeOperation } = await import('../operations/index.js');
   const { describeUnconfirmed } = await import('../instances/confirm.js');
@@ -127,7 +129,8 @@ export async function runOperation<N extends OperationName>(
     if (Date.now() >= deadline) break;
     await sleep(LOCK_POLL_MS);
   }
-  throw new OperationError(
-    `the embedded database in ${config.dataDir} is in use by ${describeOwner(owner)}, which does not answer on its admin socket; try again later`,
-  );
+  throw new OperationError({
+    key: 'cli.busy_no_answer',
+    params: { dir: config.dataDir, owner: describeOwner(owner) },
+  });
 }

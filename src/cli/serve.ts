@@ -16,6 +16,8 @@ import { type DatabaseHandle, openDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { storageTargetOf } from '../db/target.js';
 import { type DocsOutcome, startDocs } from '../docs/index.js';
+import { translator, type UiLanguage } from '../i18n/catalog.js';
+import { tell } from '../i18n/message.js';
 import { type MonitoringServer, startMonitoringServer } from '../monitoring/server.js';
 import { hasAnyCompany } from '../operations/companies.js';
 import { OperationError } from '../operations/errors.js';
@@ -47,6 +49,8 @@ export interface ServeOptions {
   actor: string;
   /** Tracing, when the OTEL_* variables asked for it (src/tracing/start.ts), started before this module loaded. */
   tracing?: Tracing | null;
+  /** The language of the start banner (src/cli/language.ts). */
+  language: UiLanguage;
 }
 
 async function lockForServer(dataDir: string): Promise<DataDirLock> {
@@ -56,9 +60,10 @@ async function lockForServer(dataDir: string): Promise<DataDirLock> {
     if (attempt.acquired) return attempt.lock;
     // Another server: refuse at once. A command running directly on the directory: wait for it.
     if (attempt.owner?.role === 'serve' || Date.now() >= deadline) {
-      throw new OperationError(
-        `the embedded database in ${dataDir} is already in use by ${describeOwner(attempt.owner)}; stop it first or use another DATA_DIR`,
-      );
+      throw new OperationError({
+        key: 'serve.busy',
+        params: { dir: dataDir, owner: describeOwner(attempt.owner) },
+      });
     }
     await sleep(200);
   }
@@ -112,7 +117,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   const dataDirNotice = embedded ? prepareDataDir(config.dataDir) : null;
   // Before anything starts: where the admin socket can be, or a refusal saying why.
   if (embedded) adminSocketPath(config.dataDir);
-  if (dataDirNotice) process.stderr.write(`\n!!! ${dataDirNotice}\n\n`);
+  if (dataDirNotice) process.stderr.write(`\n!!! ${tell(dataDirNotice, translator(options.language))}\n\n`);
   const lock = embedded ? await lockForServer(config.dataDir) : null;
   let admin: AdminServer | null = null;
   let ops: MonitoringServer | null = null;
@@ -246,58 +251,60 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       );
       return;
     }
+    const t = translator(options.language);
     const lines = [
-      `  Partner API v1 listening on ${apiUrl}`,
+      `  ${t('serve.listening', { url: apiUrl })}`,
       // Which database, so that an operator's commands can be pointed at the same one.
       embedded
-        ? `  Storage: embedded PGlite, DATA_DIR=${resolve(config.dataDir)}${admin ? ` (admin socket ${admin.path})` : ''}`
-        : `  Storage: ${handle.description} (DATABASE_URL)`,
-      ...(ops ? [`  Operations: ${ops.url}/healthz, /readyz, /metrics`] : []),
+        ? `  ${
+            admin
+              ? t('serve.storage_embedded_socket', { dir: resolve(config.dataDir), socket: admin.path })
+              : t('serve.storage_embedded', { dir: resolve(config.dataDir) })
+          }`
+        : `  ${t('serve.storage_postgres', { storage: handle.description })}`,
+      ...(ops ? [`  ${t('serve.operations', { url: ops.url })}`] : []),
       docs.server
-        ? `  Docs: ${docs.server.url}/ (guide PT/EN, errors, reference); doc_url base ${config.docsUrl}`
-        : `  Docs: not served (${docs.problem}); doc_url base ${config.docsUrl}`,
+        ? `  ${t('serve.docs', { url: `${docs.server.url}/`, base: config.docsUrl })}`
+        : `  ${t('serve.docs_off', { problem: docs.problem ?? '', base: config.docsUrl })}`,
       consoleOutcome.server
-        ? `  Support console: ${consoleOutcome.server.url}/${consoleOutcome.server.keySource === 'CONSOLE_SECRET_KEY' ? '' : ' (TOTP secrets sealed with a development key kept in the database: set CONSOLE_SECRET_KEY in production)'}`
-        : `  Support console: not served (${consoleOutcome.problem})`,
+        ? `  ${t(
+            consoleOutcome.server.keySource === 'CONSOLE_SECRET_KEY'
+              ? 'serve.console'
+              : 'serve.console_dev_key',
+            { url: `${consoleOutcome.server.url}/` },
+          )}`
+        : `  ${t('serve.console_off', { problem: consoleOutcome.problem ?? '' })}`,
       '',
     ];
     if (demo) {
       lines.push(
-        `  First start: demo company ${demo.company.id} created (${demo.company.name}).`,
-        `    live key (all scopes): ${demo.live_key.key}`,
-        `    test key (read only):  ${demo.test_key.key}`,
-        '  These keys are shown only now: store them.',
+        `  ${t('serve.demo_created', { id: demo.company.id, name: demo.company.name })}`,
+        `    ${t('cli.demo.live_key', { key: demo.live_key.key })}`,
+        `    ${t('cli.demo.test_key', { key: demo.test_key.key })}`,
+        `  ${t('serve.keys_once')}`,
         '',
-        '  Try it:',
+        `  ${t('serve.try_it')}`,
         `    ${curlLine(demo.live_key.key, apiUrl)}`,
       );
       if (demoAdmin && demoAdminLink) {
         lines.push(
           '',
-          `  Console: demo administrator ${demoAdmin.email}; choose a password and a second factor at`,
+          `  ${t('serve.demo_admin', { email: demoAdmin.email })}`,
           `    ${demoAdminLink}`,
-          '  (valid 24 hours, shown only now; bin/invoicing staff reset ' +
-            demoAdmin.id +
-            ' makes a new one)',
+          `  ${t('serve.demo_admin_once', { id: demoAdmin.id })}`,
         );
       }
     } else {
-      if (options.demo && options.production) {
-        lines.push(
-          '  NODE_ENV=production: --demo ignored (a production server never creates the demo company).',
-        );
-      }
+      if (options.demo && options.production) lines.push(`  ${t('serve.demo_ignored')}`);
       lines.push(
-        anyCompany
-          ? '  API keys are shown only when created. To get one:'
-          : '  No company yet. To create one and its key:',
+        anyCompany ? `  ${t('serve.keys_when_created')}` : `  ${t('serve.no_company')}`,
         anyCompany
           ? '    bin/invoicing companies list'
           : '    bin/invoicing companies create --name "Empresa, Lda"',
         '    bin/invoicing companies enable-api ID',
         '    bin/invoicing keys create --company ID --mode live --scopes all',
-        '  then:',
-        `    ${curlLine('<key>', apiUrl)}`,
+        `  ${t('serve.then')}`,
+        `    ${curlLine(t('serve.key_placeholder'), apiUrl)}`,
       );
     }
     process.stdout.write(banner(lines));

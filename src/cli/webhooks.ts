@@ -1,190 +1,183 @@
 // `bin/invoicing webhooks ...`: the operator's commands for webhook endpoints (docs/webhooks.md),
 // in the shape of src/cli/command.ts. Joined to the command table of src/cli/commands.ts; nothing
 // here touches the database.
+import type { TextKey } from '../i18n/catalog.js';
 import type { OperationResult } from '../operations/index.js';
 import { EVENT_FAMILIES, EVENT_TYPES } from '../webhooks/event-types.js';
-import { bool, type Command, command, str } from './command.js';
+import { bool, type Command, command, str, type TextContext } from './command.js';
 import { details, table } from './output.js';
 
-const EVENTS_HELP = [
-  `  --events E     comma-separated types and families, or all (default): ${EVENT_FAMILIES.map((family) => `${family}.*`).join(', ')}`,
-  `                 (every type of the family, also later ones), ${EVENT_TYPES.join(', ')}`,
-].join('\n');
+/** The lists the help of --events and --type names, from the code. */
+const EVENTS_HELP = {
+  families: EVENT_FAMILIES.map((family) => `${family}.*`).join(', '),
+  types: EVENT_TYPES.join(', '),
+};
 
-function endpointText(headline: (id: number) => string) {
-  return (endpoint: OperationResult<'webhooks.enable'>) => `${headline(endpoint.id)}\n${details(endpoint)}`;
+function endpointText(headline: TextKey) {
+  return (endpoint: OperationResult<'webhooks.enable'>, { t }: TextContext) =>
+    `${t(headline, { id: endpoint.id })}\n${details(endpoint)}`;
 }
 
 export const WEBHOOK_COMMANDS: readonly Command[] = [
   command({
     name: 'webhooks create',
-    summary: 'add a webhook endpoint of a company; its signing secret is shown once',
+    summary: 'cmd.webhooks create',
     usage: '--company ID --url URL [--events a,b|all]',
-    help: [
-      '  --company ID   the company whose events the endpoint receives (only its own, ever)',
-      '  --url URL      https URL (http only to loopback with WEBHOOK_ALLOW_HTTP=true); private',
-      '                 and link-local addresses are refused unless WEBHOOK_ALLOW_PRIVATE=true',
-      EVENTS_HELP,
-    ].join('\n'),
+    help: 'cmd.webhooks create.help',
+    helpParams: EVENTS_HELP,
     options: { company: str, url: str, events: str },
     required: ['company', 'url'],
     operation: 'webhooks.create',
     args: (v) => ({ company: v.company, url: v.url, events: v.events }),
-    text: (endpoint) =>
+    text: (endpoint, { t }) =>
       [
-        `Webhook endpoint ${endpoint.id} created for company ${endpoint.company_id}.`,
-        `  url:     ${endpoint.url}`,
-        `  events:  ${endpoint.events.join(', ')}`,
-        `  secret:  ${endpoint.secret}`,
+        t('cli.webhook.created', { id: endpoint.id, company: endpoint.company_id }),
+        `  ${t('cli.webhook.url_line', { url: endpoint.url })}`,
+        `  ${t('cli.webhook.events_line', { events: endpoint.events.join(', ') })}`,
+        `  ${t('cli.webhook.secret_line', { secret: endpoint.secret })}`,
         '',
-        'The secret is shown only this once: give it to the partner now (they verify signatures with it).',
-        `Send a test event: bin/invoicing webhooks test ${endpoint.id}`,
+        t('cli.webhook.secret_once'),
+        t('cli.webhook.test_hint', { id: endpoint.id }),
       ].join('\n'),
   }),
   command({
     name: 'webhooks list',
-    summary: "list a company's webhook endpoints with their health (never their secrets)",
+    summary: 'cmd.webhooks list',
     usage: '--company ID',
-    help: [
-      'Health: the last successful attempt, since when it has been failing (the first failed attempt',
-      'after the last success, while the latest one failed), the last error and the deliveries pending.',
-    ].join('\n'),
+    help: 'cmd.webhooks list.help',
     options: { company: str },
     required: ['company'],
     operation: 'webhooks.list',
     args: (v) => ({ company: v.company }),
-    text: (result) =>
-      table(result.endpoints, [
-        ['ID', 'id'],
-        ['URL', 'url'],
-        ['EVENTS', 'events'],
-        ['ENABLED', 'enabled'],
-        ['LAST SUCCESS', 'last_success_at'],
-        ['FAILING SINCE', 'failing_since'],
-        ['PENDING', 'deliveries_pending'],
-        ['LAST ERROR', 'last_error'],
-        ['DISABLED BECAUSE', 'disabled_reason'],
+    text: (result, { t }) =>
+      table(t, result.endpoints, [
+        ['col.id', 'id'],
+        ['col.url', 'url'],
+        ['col.events', 'events'],
+        ['col.enabled', 'enabled'],
+        ['col.last_success', 'last_success_at'],
+        ['col.failing_since', 'failing_since'],
+        ['col.pending', 'deliveries_pending'],
+        ['col.last_error', 'last_error'],
+        ['col.disabled_because', 'disabled_reason'],
       ]),
   }),
   command({
     name: 'webhooks update',
-    summary: 'change the events an endpoint receives, or its URL',
+    summary: 'cmd.webhooks update',
     usage: 'ID [--events a,b|all] [--url URL]',
-    help: [
-      EVENTS_HELP,
-      '  --url URL      a new https URL, checked like a new endpoint',
-      'Events recorded from now on follow the new list; deliveries already queued still go.',
-      'Example: bin/invoicing webhooks update 3 --events invoice.*,customer.created',
-    ].join('\n'),
+    help: 'cmd.webhooks update.help',
+    helpParams: EVENTS_HELP,
     options: { events: str, url: str },
     positional: 'ID',
     operation: 'webhooks.update',
     args: (v, id) => ({ id, events: v.events, url: v.url }),
-    text: endpointText((id) => `Webhook endpoint ${id} updated.`),
+    text: endpointText('cli.webhook.updated'),
   }),
   command({
     name: 'webhooks disable',
-    summary: 'stop deliveries to an endpoint (queued ones wait until it is enabled)',
+    summary: 'cmd.webhooks disable',
     usage: 'ID',
-    help: '',
     options: {},
     positional: 'ID',
     operation: 'webhooks.disable',
     args: (_v, id) => ({ id }),
-    text: endpointText((id) => `Webhook endpoint ${id} disabled.`),
+    text: endpointText('cli.webhook.disabled'),
   }),
   command({
     name: 'webhooks enable',
-    summary: 'resume deliveries to an endpoint (its URL is checked again)',
+    summary: 'cmd.webhooks enable',
     usage: 'ID',
-    help: 'Deliveries queued while it was disabled go out at once.',
+    help: 'cmd.webhooks enable.help',
     options: {},
     positional: 'ID',
     operation: 'webhooks.enable',
     args: (_v, id) => ({ id }),
-    text: endpointText((id) => `Webhook endpoint ${id} enabled.`),
+    text: endpointText('cli.webhook.enabled'),
   }),
   command({
     name: 'webhooks rotate-secret',
-    summary: 'new signing secret, shown once; the old one keeps signing for 24 hours',
+    summary: 'cmd.webhooks rotate-secret',
     usage: 'ID',
-    help: 'During the 24 hours every delivery carries both signatures, so the partner can switch without losing one.',
+    help: 'cmd.webhooks rotate-secret.help',
     options: {},
     positional: 'ID',
     operation: 'webhooks.rotate-secret',
     args: (_v, id) => ({ id }),
-    text: (result) =>
+    text: (result, { t }) =>
       [
-        `New secret of webhook endpoint ${result.id}: ${result.secret}`,
-        `The previous secret also signs until ${result.previous_secret_valid_until}.`,
-        'The new secret is shown only this once.',
+        t('cli.webhook.new_secret', { id: result.id, secret: result.secret }),
+        t('cli.webhook.previous_signs', { until: result.previous_secret_valid_until }),
+        t('cli.webhook.new_secret_once'),
       ].join('\n'),
   }),
   command({
     name: 'webhooks test',
-    summary: 'send a ping, or a sample event of a type, to an endpoint and show how it answered',
+    summary: 'cmd.webhooks test',
     usage: 'ID [--type T]',
-    help: [
-      `  --type T   a sample of this type (${EVENT_TYPES.join(', ')}), built from the company's`,
-      '             newest real resource of that kind (a paid invoice for invoice.paid, ...); without it, a ping',
-      'This command sends it itself at once (also when no server runs), to this endpoint only, whatever it',
-      'subscribes to, signed like every event, with cause {kind: system, name: webhooks test}; never retried.',
-    ].join('\n'),
+    help: 'cmd.webhooks test.help',
+    helpParams: EVENTS_HELP,
     options: { type: str },
     positional: 'ID',
     operation: 'webhooks.test',
     args: (v, id) => ({ id, type: v.type }),
-    text: (result) =>
-      `${result.type === 'ping' ? 'Ping' : `Sample ${result.type}`} ${result.event_id}: ${result.status}\n${details(result)}`,
+    text: (result, { t }) =>
+      `${
+        result.type === 'ping'
+          ? t('cli.webhook.ping', { id: result.event_id, status: result.status })
+          : t('cli.webhook.sample', { type: result.type, id: result.event_id, status: result.status })
+      }\n${details(result)}`,
   }),
   command({
     name: 'webhooks deliveries',
-    summary: 'the delivery log of an endpoint, newest first',
+    summary: 'cmd.webhooks deliveries',
     usage: 'ID [--failed] [--limit N]',
-    help: '  --failed    only failed attempts\n  --limit N   rows, 1 to 1000 (default 20)',
+    help: 'cmd.webhooks deliveries.help',
     options: { failed: bool, limit: str },
     positional: 'ID',
     operation: 'webhooks.deliveries',
     args: (v, id) => ({ id, failed: v.failed, limit: v.limit }),
-    text: (result) =>
-      table(result.deliveries, [
-        ['EVENT', 'event_id'],
-        ['TYPE', 'type'],
-        ['ATTEMPT', 'attempt'],
-        ['STATUS', 'status'],
-        ['HTTP', 'status_code'],
-        ['MS', 'latency_ms'],
-        ['AT', 'at'],
-        ['ERROR', 'error'],
+    text: (result, { t }) =>
+      table(t, result.deliveries, [
+        ['col.event', 'event_id'],
+        ['col.type', 'type'],
+        ['col.attempt', 'attempt'],
+        ['col.status', 'status'],
+        ['col.http', 'status_code'],
+        ['col.ms', 'latency_ms'],
+        ['col.at', 'at'],
+        ['col.error', 'error'],
       ]),
   }),
   command({
     name: 'webhooks resend',
-    summary: 'deliver an event again, or every event of a time window to one endpoint',
+    summary: 'cmd.webhooks resend',
     usage: 'EVENT_ID | --endpoint ID --since TIME [--until TIME]',
-    help: [
-      'EVENT_ID: the evt_... id shown by webhooks deliveries, sent again to the enabled endpoints that had it.',
-      "  --endpoint ID   every event of the endpoint's company in the window whose type it subscribes to",
-      `                  (oldest first, at most 1000 a run: the answer says where to go on)`,
-      '  --since TIME    YYYY-MM-DD (midnight in TZ_NAME), 2026-11-22T09:30:00+02:00, or a time ago: 30m, 6h, 2d',
-      '  --until TIME    the end of the window (default: now), in the same forms',
-      'Events keep their id and body (receivers dedupe by webhook-id).',
-    ].join('\n'),
+    help: 'cmd.webhooks resend.help',
     options: { endpoint: str, since: str, until: str },
     positional: 'EVENT_ID',
     positionalOptional: true,
     operation: 'webhooks.resend',
     args: (v, event) => ({ event, endpoint: v.endpoint, since: v.since, until: v.until }),
-    text: (result) =>
+    text: (result, { t }) =>
       'deliveries' in result
-        ? `Event ${result.event_id} queued again for endpoint(s) ${result.deliveries
-            .map((delivery) => delivery.endpoint_id)
-            .join(', ')}.`
+        ? t('cli.webhook.event_resent', {
+            id: result.event_id,
+            count: result.deliveries.length,
+            endpoints: result.deliveries.map((delivery) => delivery.endpoint_id).join(', '),
+          })
         : [
-            `${result.resent} event(s) of ${result.since} to ${result.until ?? 'now'} queued again for endpoint ${result.endpoint_id}.`,
+            t('cli.webhook.window_resent', {
+              count: result.resent,
+              since: result.since,
+              until: result.until ?? t('cli.now'),
+              endpoint: result.endpoint_id,
+            }),
             ...(result.more
               ? [
-                  `More events remain: bin/invoicing webhooks resend --endpoint ${result.endpoint_id} --since ${result.next_since}${result.until ? ` --until ${result.until}` : ''}`,
+                  t('cli.webhook.more', {
+                    command: `bin/invoicing webhooks resend --endpoint ${result.endpoint_id} --since ${result.next_since}${result.until ? ` --until ${result.until}` : ''}`,
+                  }),
                 ]
               : []),
           ].join('\n'),

@@ -56,7 +56,7 @@ export async function createApiKey(context: ActingContext, input: CreateApiKeyIn
     .select({ id: companies.id })
     .from(companies)
     .where(eq(companies.id, input.companyId));
-  if (!company) throw new OperationError(`company ${input.companyId} does not exist`);
+  if (!company) throw new OperationError({ key: 'refused.company_missing', params: { id: input.companyId } });
 
   const { key, displayPrefix, secretHash } = generateApiKey(mode);
   const [row] = await db
@@ -127,7 +127,7 @@ export async function revokeApiKey(
     .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
     .where(eq(apiKeys.id, keyId))
     .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
-  if (!row?.revokedAt) throw new OperationError(`API key ${keyId} does not exist`);
+  if (!row?.revokedAt) throw new OperationError({ key: 'refused.key_missing', params: { id: keyId } });
   return { id: row.id, revoked_at: formatTimestamp(row.revokedAt, context.timeZone) };
 }
 
@@ -166,7 +166,7 @@ export async function rollApiKey(
     .from(apiKeys)
     .where(eq(apiKeys.id, keyId))
     .for('update');
-  if (!old) throw new OperationError(`API key ${keyId} does not exist`);
+  if (!old) throw new OperationError({ key: 'refused.key_missing', params: { id: keyId } });
   if (old.revoked) throw new OperationError(`API key ${keyId} is revoked: create a new key instead`);
   if (old.replacedBy !== null) {
     throw new OperationError(`API key ${keyId} was rolled already: its replacement is key ${old.replacedBy}`);

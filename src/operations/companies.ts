@@ -42,7 +42,7 @@ export async function setPartnerApi(
     .set({ partnerApiEnabled: enabled, updatedAt: sql`now()` })
     .where(eq(companies.id, companyId))
     .returning();
-  if (!row) throw new OperationError(`company ${companyId} does not exist`);
+  if (!row) throw new OperationError({ key: 'refused.company_missing', params: { id: companyId } });
   return summaryOf(row);
 }
 
@@ -59,5 +59,5 @@ export async function hasAnyCompany(db: Database): Promise<boolean> {
 
 export async function requireCompany(db: Database, companyId: number): Promise<void> {
   const [row] = await db.select({ id: companies.id }).from(companies).where(eq(companies.id, companyId));
-  if (!row) throw new OperationError(`company ${companyId} does not exist`);
+  if (!row) throw new OperationError({ key: 'refused.company_missing', params: { id: companyId } });
 }

@@ -118,7 +118,7 @@ async function lockInvoice(db: Database, invoiceId: number) {
     .from(invoices)
     .where(eq(invoices.id, requireId(invoiceId, 'invoice')))
     .for('update');
-  if (!invoice) throw new OperationError(`invoice ${invoiceId} does not exist`);
+  if (!invoice) throw new OperationError({ key: 'refused.invoice_missing', params: { id: invoiceId } });
   return invoice;
 }
 

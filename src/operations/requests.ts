@@ -377,7 +377,7 @@ export const USAGE_DAYS = 30;
 export async function keyUsage(context: ActingContext, keyId: number): Promise<ApiKeyUsage> {
   const { db, timeZone } = context;
   const [key] = await db.select({ companyId: apiKeys.companyId }).from(apiKeys).where(eq(apiKeys.id, keyId));
-  if (!key) throw new OperationError(`API key ${keyId} does not exist`);
+  if (!key) throw new OperationError({ key: 'refused.key_missing', params: { id: keyId } });
   // From the hourly rollups (never the log): an hour belongs to the day it starts in, in the
   // context's time zone (exact for every zone a whole number of hours from UTC, as Maputo's).
   const u = requestUsage;
@@ -624,7 +624,7 @@ async function requireKeyOf(
     .select({ id: apiKeys.id })
     .from(apiKeys)
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.companyId, companyId)));
-  if (!key) throw new OperationError(`API key ${keyId} does not exist`);
+  if (!key) throw new OperationError({ key: 'refused.key_missing', params: { id: keyId } });
 }
 
 // ---- the operations (merged into src/operations/index.ts) ----

@@ -115,7 +115,7 @@ export async function listStaff(context: ActingContext): Promise<StaffSummary[]>
 
 async function requireStaff(db: Database, id: number): Promise<Row> {
   const [row] = await db.select().from(staffAccounts).where(eq(staffAccounts.id, id));
-  if (!row) throw new OperationError(`staff account ${id} does not exist`);
+  if (!row) throw new OperationError({ key: 'refused.staff_missing', params: { id } });
   return row;
 }
 
@@ -139,7 +139,7 @@ export async function disableStaff(
     })
     .where(eq(staffAccounts.id, id))
     .returning();
-  if (!row) throw new OperationError(`staff account ${id} does not exist`);
+  if (!row) throw new OperationError({ key: 'refused.staff_missing', params: { id } });
   return { ...summaryOf(row, context.timeZone), sessions_ended: await endSessionsOf(context.db, id) };
 }
 

@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROCESS_TEST_TIMEOUT_MS, runCli, type ServeProcess, startServe } from '../helpers/cli.js';
 import { migratedDataDir, testStorage } from '../helpers/database.js';
 
+const EN = { INVOICING_LANG: 'en' };
+
 describe.runIf(testStorage() === 'pglite')('the admin socket', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let work: string;
   /** A DATA_DIR whose admin.sock would be longer than a unix socket path may be. */
@@ -36,7 +38,8 @@ describe.runIf(testStorage() === 'pglite')('the admin socket', { timeout: PROCES
     );
 
   it('a DATA_DIR too deep for it and no private runtime directory: serve refuses, saying why; nothing in /tmp', async () => {
-    const refused = await runCli(['serve'], { DATA_DIR: deepDataDir });
+    // (English asked for: the refusal is asserted in English)
+    const refused = await runCli(['serve'], { ...EN, DATA_DIR: deepDataDir });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/too deep for the admin socket/);
     expect(refused.stderr).toMatch(/RUNTIME_DIRECTORY \(systemd: RuntimeDirectory=invoicing\)/);
@@ -45,7 +48,11 @@ describe.runIf(testStorage() === 'pglite')('the admin socket', { timeout: PROCES
     const shared = join(work, 'shared');
     mkdirSync(shared);
     chmodSync(shared, 0o1777);
-    const refusedShared = await runCli(['serve'], { DATA_DIR: deepDataDir, RUNTIME_DIRECTORY: shared });
+    const refusedShared = await runCli(['serve'], {
+      ...EN,
+      DATA_DIR: deepDataDir,
+      RUNTIME_DIRECTORY: shared,
+    });
     expect(refusedShared.code).toBe(1);
     expect(refusedShared.stderr).toMatch(/too deep for the admin socket/);
   });

@@ -26,6 +26,10 @@ import {
   testStorage,
 } from '../helpers/database.js';
 
+// The command line's texts asserted here are English: every command asks for English (Portuguese is
+// the default, test/cli/language.unit.test.ts).
+const EN = { INVOICING_LANG: 'en' };
+
 const run = promisify(execFile);
 
 describe(`backups (${testStorage()})`, () => {
@@ -79,13 +83,13 @@ describe(`backups (${testStorage()})`, () => {
       expect(after.status).toBe(201);
 
       // Never under a running server's feet, never over a database unless told to.
-      const busy = await runInProcess(['restore', file, '--json'], original);
+      const busy = await runInProcess(['restore', file, '--json'], { ...EN, ...original });
       expect(busy.code).toBe(1);
       expect(JSON.parse(busy.stderr).error.message).toMatch(
         /in use by the server \(pid \d+\): stop it first/,
       );
       expect(await server.stop()).toBe(0);
-      const occupied = await runInProcess(['restore', file], original);
+      const occupied = await runInProcess(['restore', file], { ...EN, ...original });
       expect(occupied.code).toBe(1);
       expect(occupied.stderr).toContain('is not empty');
       const notACopy = await runInProcess(['restore', join(work, 'data', 'invoicing.lock')], {
@@ -102,7 +106,7 @@ describe(`backups (${testStorage()})`, () => {
       expect(result).toMatchObject({ companies: 1, moved_aside: null });
       // issue 30: the next step it prints starts the server on that DATA_DIR, not the usual one.
       const elsewhere = join(work, 'restored elsewhere');
-      const text = await runInProcess(['restore', file], { DATA_DIR: elsewhere });
+      const text = await runInProcess(['restore', file], { ...EN, DATA_DIR: elsewhere });
       expect(text.code, text.stderr).toBe(0);
       expect(text.stdout).toContain(`Start the server on it: DATA_DIR='${elsewhere}' bin/invoicing serve\n`);
       const second = await serve(restored);

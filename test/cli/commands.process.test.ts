@@ -98,7 +98,8 @@ describe(`operator CLI next to a running server (${testStorage()})`, {
   beforeAll(async () => {
     storage = await createCliStorage();
     // Plain http to loopback: the webhook commands below deliver to a receiver of this test.
-    env = { ...storage.env, WEBHOOK_ALLOW_HTTP: 'true' };
+    // (English asked for: this file asserts the command line's English texts)
+    env = { ...storage.env, WEBHOOK_ALLOW_HTTP: 'true', INVOICING_LANG: 'en' };
     // On PGlite the quick start (npm start: serve --demo); on PostgreSQL plain serve.
     const args = storage.kind === 'pglite' ? ['--demo'] : [];
     [server, receiver] = await Promise.all([startServe(env, { json: false, args }), startReceiver()]);

@@ -15,6 +15,10 @@ import {
 } from '../helpers/cli.js';
 import { testStorage } from '../helpers/database.js';
 
+// The command line's texts asserted here are English: every command asks for English (Portuguese is
+// the default, test/cli/language.unit.test.ts).
+const EN = { INVOICING_LANG: 'en' };
+
 const RULE = "decisions.md Demo data: 'created only where a person asked for it'";
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   scripts: Record<string, string>;
@@ -46,7 +50,7 @@ describe(`the demo company only when asked for (${testStorage()})`, {
     });
     const entry: { storage: CliStorage; server?: ServeProcess } = { storage };
     started.push(entry);
-    entry.server = await startServe({ ...storage.env, ...env }, { json: false, args });
+    entry.server = await startServe({ ...EN, ...storage.env, ...env }, { json: false, args });
     return entry.server;
   }
 

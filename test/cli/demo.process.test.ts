@@ -14,6 +14,10 @@ import {
 } from '../helpers/cli.js';
 import { testStorage } from '../helpers/database.js';
 
+// The command line's texts asserted here are English: every command asks for English (Portuguese is
+// the default, test/cli/language.unit.test.ts).
+const EN = { INVOICING_LANG: 'en' };
+
 interface DemoOutput {
   id: number;
   company: { id: number; name: string; partner_api_enabled: boolean };
@@ -40,7 +44,7 @@ describe(`demo on a fresh database (${testStorage()})`, { timeout: PROCESS_TEST_
 
   it('migrate applies the migrations (and says so again when there is nothing to do)', async () => {
     if (storage.kind === 'postgres') {
-      const before = await runInProcess(['companies', 'list'], storage.env);
+      const before = await runInProcess(['companies', 'list'], { ...EN, ...storage.env });
       expect(before.code).toBe(1);
       expect(before.stderr).toMatch(/^error: the database has no tables yet: run bin\/invoicing migrate/);
     }
@@ -80,11 +84,11 @@ describe(`demo on a fresh database (${testStorage()})`, { timeout: PROCESS_TEST_
     expect(demo.api_base_url).toMatch(/\/api\/v1\/partner$/);
 
     // Nothing left to migrate (in PGlite mode this now runs inside the server, through its socket).
-    const again = await runInProcess(['migrate'], storage.env);
+    const again = await runInProcess(['migrate'], { ...EN, ...storage.env });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/^Migrations applied: .* is up to date\.\n$/);
 
-    const text = await runInProcess(['demo'], storage.env);
+    const text = await runInProcess(['demo'], { ...EN, ...storage.env });
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/live key \(all scopes\): svc_sk_live_\w+/);
     expect(text.stdout).toMatch(/test key \(read only\): +svc_sk_test_\w+/);

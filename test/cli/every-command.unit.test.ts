@@ -136,7 +136,8 @@ describe('every operator command', () => {
 
   it('--help: its usage line and every option it takes', async () => {
     for (const command of COMMANDS) {
-      const result = await runInProcess([...command.name.split(' '), '--help'], NO_DATABASE);
+      // (English asked for: the usage line is asserted in English)
+      const result = await runInProcess([...command.name.split(' '), '--help', '--lang', 'en'], NO_DATABASE);
       expect(result.code, command.name).toBe(0);
       expect(result.stderr, command.name).toBe('');
       expect(result.stdout, command.name).toMatch(new RegExp(`^Usage: bin/invoicing ${command.name}`));

@@ -36,7 +36,8 @@ describe(`operator command line additions (${testStorage()})`, { timeout: PROCES
   beforeAll(async () => {
     storage = await createCliStorage();
     // Times in TZ_NAME, the service's zone (Tokyo here, +09:00, to tell it from the default).
-    env = { ...storage.env, TZ_NAME: 'Asia/Tokyo' };
+    // (English asked for: this file asserts the command line's English texts)
+    env = { ...storage.env, TZ_NAME: 'Asia/Tokyo', INVOICING_LANG: 'en' };
     server = await startServe(env, { args: ['--demo'] });
     demo = server.ready?.demo as Demo;
     company = String(demo.company.id);

@@ -60,7 +60,8 @@ describe('requests list / show, keys usage / roll through the CLI', {
 
   beforeAll(async () => {
     storage = await createCliStorage();
-    env = { ...storage.env, WEBHOOK_ALLOW_HTTP: 'true' };
+    // (English asked for: this file asserts the command line's English texts)
+    env = { ...storage.env, WEBHOOK_ALLOW_HTTP: 'true', INVOICING_LANG: 'en' };
     [server, receiver] = await Promise.all([startServe(env, { json: true }), startReceiver()]);
     const company = await cli(['companies', 'create', '--name', 'Suporte Pergunta, Lda']);
     companyId = String(company.id);

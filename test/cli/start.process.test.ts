@@ -21,6 +21,10 @@ import {
 import { testStorage } from '../helpers/database.js';
 import { TEST_DATABASE_URL } from '../helpers/services.js';
 
+// The command line's texts asserted here are English: every command asks for English (Portuguese is
+// the default, test/cli/language.unit.test.ts).
+const EN = { INVOICING_LANG: 'en' };
+
 async function occupiedPort(): Promise<{ port: number; server: Server }> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -64,7 +68,7 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
   const serveArgs = () => (storage.kind === 'postgres' ? ['serve', '--demo'] : ['serve']);
 
   it('the API port in use: "port N is in use"', async () => {
-    const result = await runCli(serveArgs(), { ...storage.env, PORT: String(busy.port) });
+    const result = await runCli(serveArgs(), { ...EN, ...storage.env, PORT: String(busy.port) });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
@@ -75,6 +79,7 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
 
   it('the operations port in use', async () => {
     const result = await runInProcess([...serveArgs(), '--json'], {
+      ...EN,
       ...storage.env,
       OPS_PORT: String(busy.port),
     });
@@ -92,6 +97,7 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
 
   it('issue 39, goal 8: a busy DOCS_PORT stops the start as DOCS_PORT = PORT does, so doc_url never leads to whatever listens there', async () => {
     const result = await runInProcess([...serveArgs(), '--json'], {
+      ...EN,
       ...storage.env,
       DOCS_PORT: String(busy.port),
     });
@@ -108,12 +114,13 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
   });
 
   it('a bad variable: says which and what it must be', async () => {
-    const result = await runInProcess(serveArgs(), { ...storage.env, LOG_LEVEL: 'verbose' });
+    const result = await runInProcess(serveArgs(), { ...EN, ...storage.env, LOG_LEVEL: 'verbose' });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'error: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"\n',
     );
     const several = await runInProcess(serveArgs(), {
+      ...EN,
       ...storage.env,
       TZ_NAME: 'Mars/Olympus',
       RATE_LIMIT_KEY_PER_DAY: '0',
@@ -121,10 +128,10 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
     expect(several.code).toBe(1);
     expect(several.stderr).toBe('error: RATE_LIMIT_KEY_PER_DAY must be a positive integer, got "0"\n');
     // issue 30: the docs on the API's port would answer every doc_url with a 404.
-    const docs = await runInProcess(serveArgs(), { ...storage.env, PORT: '3001', DOCS_PORT: '3001' });
+    const docs = await runInProcess(serveArgs(), { ...EN, ...storage.env, PORT: '3001', DOCS_PORT: '3001' });
     expect(docs.code).toBe(1);
     expect(docs.stderr).toMatch(/^error: DOCS_PORT tem de ser diferente de PORT \(ambos 3001\)/);
-    const zone = await runInProcess(serveArgs(), { ...storage.env, TZ_NAME: 'Mars/Olympus' });
+    const zone = await runInProcess(serveArgs(), { ...EN, ...storage.env, TZ_NAME: 'Mars/Olympus' });
     expect(zone.stderr).toBe('error: TZ_NAME is not a known time zone, got "Mars/Olympus"\n');
     await expectNothingCreated();
   });
@@ -147,7 +154,7 @@ describe.runIf(testStorage() === 'pglite')(
 
     it('a mistyped path (its parent does not exist) is refused', async () => {
       const dataDir = join(dir, 'srv', 'invocing', 'data');
-      const result = await runInProcess(['serve'], { DATA_DIR: dataDir });
+      const result = await runInProcess(['serve'], { ...EN, DATA_DIR: dataDir });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
         /^error: DATA_DIR .* does not exist, nor does its parent .*: is DATA_DIR mistyped\?/,
@@ -159,7 +166,7 @@ describe.runIf(testStorage() === 'pglite')(
       const dataDir = join(dir, 'home');
       await mkdir(dataDir);
       await writeFile(join(dataDir, 'notes.txt'), 'not a database');
-      const result = await runInProcess(['serve'], { DATA_DIR: dataDir });
+      const result = await runInProcess(['serve'], { ...EN, DATA_DIR: dataDir });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
         /holds other files but no embedded database: refusing to create one there/,
@@ -169,7 +176,7 @@ describe.runIf(testStorage() === 'pglite')(
 
     it('issue 39, goal 2: one database for the CLI: a command other than serve, migrate, demo and restore never creates one; it names the DATA_DIR it looked at and leaves nothing behind', async () => {
       const dataDir = join(dir, 'fresh-for-commands');
-      const read = await runInProcess(['companies', 'list'], { DATA_DIR: dataDir });
+      const read = await runInProcess(['companies', 'list'], { ...EN, DATA_DIR: dataDir });
       expect(read.code).toBe(1);
       expect(read.stderr).toMatch(
         /^error: there is no embedded database in .*fresh-for-commands \(DATA_DIR does not exist\)/,
@@ -177,7 +184,7 @@ describe.runIf(testStorage() === 'pglite')(
       expect(existsSync(dataDir)).toBe(false);
 
       // A command that changes something, as a process, as the operator ran it in the runtime tree.
-      const write = await runCli(['companies', 'create', '--name', 'Primeira'], { DATA_DIR: dataDir });
+      const write = await runCli(['companies', 'create', '--name', 'Primeira'], { ...EN, DATA_DIR: dataDir });
       expect(write.code).toBe(1);
       expect(write.stdout).toBe('');
       expect(write.stderr).toBe(
@@ -189,7 +196,7 @@ describe.runIf(testStorage() === 'pglite')(
         ['companies', 'enable-api', '1'],
         ['taxes', 'create', '--global', '--name', 'IVA', '--rate', '16'],
       ]) {
-        const other = await runInProcess([...args, '--json'], { DATA_DIR: dataDir });
+        const other = await runInProcess([...args, '--json'], { ...EN, DATA_DIR: dataDir });
         expect(other.code, args.join(' ')).toBe(1);
         expect(JSON.parse(other.stderr).error.message).toContain(`no embedded database in ${dataDir}`);
         expect(existsSync(dataDir)).toBe(false);
@@ -197,30 +204,34 @@ describe.runIf(testStorage() === 'pglite')(
       // An empty directory (a mount point, say) stays as it was: no database, no lock file.
       const empty = join(dir, 'empty-for-commands');
       await mkdir(empty);
-      const inEmpty = await runInProcess(['companies', 'create', '--name', 'Segunda'], { DATA_DIR: empty });
+      const inEmpty = await runInProcess(['companies', 'create', '--name', 'Segunda'], {
+        ...EN,
+        DATA_DIR: empty,
+      });
       expect(inEmpty.code).toBe(1);
       expect(inEmpty.stderr).toContain(`no embedded database in ${empty} (DATA_DIR is empty)`);
       expect(readdirSync(empty)).toEqual([]);
 
       // migrate and demo may create it, loudly.
-      const migrated = await runInProcess(['migrate'], { DATA_DIR: dataDir });
+      const migrated = await runInProcess(['migrate'], { ...EN, DATA_DIR: dataDir });
       expect(migrated.code, migrated.stderr).toBe(0);
       expect(migrated.stderr).toContain(
         `!!! DATA_DIR ${dataDir} did not exist: created it with a NEW, EMPTY embedded database`,
       );
       const write2 = await runInProcess(['companies', 'create', '--name', 'Primeira', '--json'], {
+        ...EN,
         DATA_DIR: dataDir,
       });
       expect(write2.code, write2.stderr).toBe(0);
       expect(write2.stderr).toBe('');
-      const again = await runInProcess(['companies', 'list', '--json'], { DATA_DIR: dataDir });
+      const again = await runInProcess(['companies', 'list', '--json'], { ...EN, DATA_DIR: dataDir });
       expect(again.stderr).toBe('');
       expect(JSON.parse(again.stdout).companies).toHaveLength(1);
     });
 
     it('the first start of a new DATA_DIR creates it loudly; later starts reuse it quietly', async () => {
       const dataDir = join(dir, 'data');
-      const first = await startServe({ DATA_DIR: dataDir }, { args: ['--demo'] });
+      const first = await startServe({ ...EN, DATA_DIR: dataDir }, { args: ['--demo'] });
       stop = first.stop;
       expect(first.ready).toMatchObject({
         data_dir_created: true,
@@ -232,7 +243,7 @@ describe.runIf(testStorage() === 'pglite')(
       );
       expect(await first.stop()).toBe(0);
 
-      const later = await startServe({ DATA_DIR: dataDir }, { args: ['--demo'] });
+      const later = await startServe({ ...EN, DATA_DIR: dataDir }, { args: ['--demo'] });
       stop = later.stop;
       expect(later.ready).toMatchObject({ data_dir_created: false, demo: null });
       expect(later.stderr()).not.toContain('!!!');
@@ -252,7 +263,7 @@ describe.runIf(testStorage() === 'postgres')(
         [['companies', 'list'], runInProcess],
         [['serve'], runCli],
       ] as const) {
-        const result = await run(args, { DATABASE_URL: url.toString() });
+        const result = await run(args, { ...EN, DATABASE_URL: url.toString() });
         expect(result.code, args.join(' ')).toBe(1);
         expect(result.stderr).toBe(
           'error: database error: the database does not exist: "nao_existe_issue30" (create it, or fix DATABASE_URL) (run again with --debug for details)\n',

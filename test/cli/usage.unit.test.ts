@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/main.js';
 import { PROCESS_TEST_TIMEOUT_MS, runCli, runInProcess } from '../helpers/cli.js';
 
-const inProcess = (argv: string[]) => runInProcess(argv, {});
+// These tests assert the English texts: they ask for English (Portuguese is the default; the
+// switch itself is test/cli/language.unit.test.ts).
+const EN = { INVOICING_LANG: 'en' };
+const inProcess = (argv: string[]) => runInProcess(argv, EN);
 
 const DECISIONS_COMMANDS = [
   'migrate',
@@ -79,7 +82,7 @@ describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, 
   });
 
   it('--help through the real executable lists every command', async () => {
-    const result = await runCli(['--help'], {});
+    const result = await runCli(['--help'], EN);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     for (const name of ['serve', ...DECISIONS_COMMANDS, ...OPERATOR_COMMANDS]) {
@@ -106,6 +109,7 @@ describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, 
   it('a command help through the real executable answers fast, without touching a database', async () => {
     const started = Date.now();
     const result = await runCli(['keys', 'create', '--help'], {
+      ...EN,
       DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
     });
     expect(result.code).toBe(0);
@@ -145,7 +149,7 @@ describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, 
       expect(result.stdout, argv.join(' ')).toBe('');
       expect(result.stderr, argv.join(' ')).toMatch(pattern);
     }
-    const real = await runCli(['keys', 'create'], {});
+    const real = await runCli(['keys', 'create'], EN);
     expect(real.code).toBe(2);
     expect(real.stdout).toBe('');
     expect(real.stderr).toContain('error: missing --company');
@@ -153,7 +157,7 @@ describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, 
   });
 
   it('under --json, wrong usage is one JSON object on stderr', async () => {
-    const real = await runCli(['keys', 'create', '--json'], {});
+    const real = await runCli(['keys', 'create', '--json'], EN);
     expect(real.code).toBe(2);
     expect(real.stdout).toBe('');
     expect(JSON.parse(real.stderr)).toEqual({
@@ -168,13 +172,14 @@ describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, 
   });
 
   it('a bad environment is refused with its own message', async () => {
-    const result = await runCli(['companies', 'list'], { PORT: 'abc', DATA_DIR: join(dir, 'data') });
+    const result = await runCli(['companies', 'list'], { ...EN, PORT: 'abc', DATA_DIR: join(dir, 'data') });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error: PORT must be an integer from 0 to 65535, got "abc"\n');
   });
 
   it('an unreachable database gets a short message, never internals', async () => {
     const result = await runCli(['companies', 'list', '--json'], {
+      ...EN,
       DATABASE_URL: 'postgres://operator:s3cret@127.0.0.1:1/invoicing',
     });
     expect(result.code).toBe(1);
@@ -188,6 +193,7 @@ describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, 
     });
     expect(result.stderr).not.toContain('s3cret');
     const text = await runCli(['companies', 'list'], {
+      ...EN,
       DATABASE_URL: 'postgres://operator:s3cret@127.0.0.1:1/x',
     });
     expect(text.stderr).toMatch(/^error: cannot reach the database: connection refused/);
@@ -198,12 +204,12 @@ describe('bin/invoicing: help and usage', { timeout: PROCESS_TEST_TIMEOUT_MS }, 
     // DATA_DIR is a file: opening the embedded database fails in an unforeseen way.
     const file = join(dir, 'not-a-directory');
     await writeFile(file, 'x');
-    const plain = await runCli(['companies', 'list'], { DATA_DIR: file });
+    const plain = await runCli(['companies', 'list'], { ...EN, DATA_DIR: file });
     expect(plain.code).toBe(1);
     expect(plain.stdout).toBe('');
     expect(plain.stderr).toBe('error: unexpected failure (run again with --debug for details)\n');
 
-    const debug = await runCli(['companies', 'list', '--debug'], { DATA_DIR: file });
+    const debug = await runCli(['companies', 'list', '--debug'], { ...EN, DATA_DIR: file });
     expect(debug.code).toBe(1);
     expect(debug.stderr).toMatch(/^error: unexpected failure\n/);
     expect(debug.stderr).toMatch(/\n\s+at /);

@@ -8,6 +8,7 @@ import { describeCliFailure } from '../../src/cli/main.js';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { type DatabaseErrorKind, describeDatabaseError } from '../../src/db/errors.js';
 import { registerErrorHandler } from '../../src/http/error-handler.js';
+import { translator } from '../../src/i18n/catalog.js';
 import { checkDatabase } from '../../src/monitoring/readiness.js';
 
 /** An error as node-postgres reports a server's answer (a SQLSTATE) or node a socket's (errno). */
@@ -161,7 +162,8 @@ describe('the API, readiness and the command line ask the one classifier', () =>
     const verdict = describeDatabaseError(error());
     const http = await httpAnswer(error());
     const ready = await readinessAnswer(error());
-    const cli = describeCliFailure(error(), false);
+    // (English asked for: the messages below are asserted in English)
+    const cli = describeCliFailure(error(), false, translator('en'));
 
     // The API: the retryable 503 with Retry-After exactly when the verdict says a retry may succeed.
     expect(http.status).toBe(verdict.retryable ? 503 : 500);

@@ -199,7 +199,8 @@ export function startServe(
         url = ready?.url as string;
       } else {
         if (!/={20,}\n\n$/.test(stdout)) return; // the banner's closing rule
-        url = /listening on (http:\/\/[^\s/]+)/.exec(stdout)?.[1];
+        // (the API's address, whatever the banner's language)
+        url = /(http:\/\/[^\s/]+)\/api\/v1\/partner/.exec(stdout)?.[1];
       }
       if (!url) return;
       clearTimeout(timer);

@@ -65,7 +65,8 @@ export async function startServerProcess(
     try {
       await fetch(`${baseUrl}/ping`);
       // Listening is not ready: the banner (with a new demo company's keys) comes last.
-      if (output.includes('listening on') || output.includes('"api_base_url"')) break;
+      // (the banner's line naming the API's address, whatever its language; or the JSON ready line)
+      if (output.includes(` ${baseUrl}\n`) || output.includes('"api_base_url"')) break;
       throw new Error('not ready yet');
     } catch {
       if (Date.now() > deadline) {

@@ -11,6 +11,7 @@ import { COMMANDS } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { requestLog } from '../../src/db/schema.js';
 import { DEPRECATIONS, type DeprecatedItem, deprecationTable } from '../../src/http/deprecation.js';
+import { translator } from '../../src/i18n/catalog.js';
 import { executeOperation } from '../../src/operations/index.js';
 import { apiCall } from '../helpers/cli.js';
 import { checkConformance } from '../helpers/conformance.js';
@@ -179,6 +180,8 @@ describe(`deprecation headers and their record (${testStorage()})`, () => {
       /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$/,
     );
     const text = COMMANDS.find((command) => command.name === 'deprecations usage')?.text(usage as never, {
+      language: 'pt',
+      t: translator('pt'),
       apiBaseUrl: base,
     });
     expect(text).toContain('POST /customers body.contact_number');

@@ -140,7 +140,11 @@ describe(`lists verify / rebuild on rows loaded with the triggers off (${testSto
       exact: true,
       differences: [],
     });
-    const missing = await runInProcess(['lists', 'verify', '--company', '999999'], env);
+    // (English asked for: the refusal is asserted in English)
+    const missing = await runInProcess(['lists', 'verify', '--company', '999999'], {
+      ...env,
+      INVOICING_LANG: 'en',
+    });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('company 999999 does not exist');
   });

@@ -92,7 +92,8 @@ describe('webhooks: the cause of each event, subscriptions, samples, window rese
   beforeAll(async () => {
     storage = await createCliStorage();
     // Failed attempts wait an hour: the failing endpoint keeps its delivery pending.
-    env = { ...storage.env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '1h' };
+    // (English asked for: this file asserts the command line's English texts)
+    env = { ...storage.env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '1h', INVOICING_LANG: 'en' };
     serve = await startServe(env);
     receiver = await startReceiver();
     shop = await company('Loja das Causas, Lda');

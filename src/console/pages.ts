@@ -14,6 +14,7 @@ import {
   webhookEndpoints,
 } from '../db/schema.js';
 import type { TextKey, UiLanguage } from '../i18n/catalog.js';
+import { describeError } from '../i18n/message.js';
 import { OperationError } from '../operations/errors.js';
 import { executeOperation, type OperationName, type OperationResult } from '../operations/index.js';
 import { USAGE_WINDOWS, type UsageReport, type UsageWindow } from '../operations/requests.js';
@@ -67,7 +68,7 @@ function notFound(page: PageContext): FastifyReply {
 /** The operation's refusal, shown on a page of its own (422), never a 500. */
 function refused(page: PageContext, error: unknown): FastifyReply {
   if (!(error instanceof OperationError)) throw error;
-  const text = page.t('error.refused', { message: error.message });
+  const text = page.t('error.refused', { message: describeError(error, page.t) });
   return page.render('message', page.t('error.bad_request'), {}, { status: 422, error: text });
 }
 
@@ -621,7 +622,7 @@ async function requestsPage(page: PageContext): Promise<FastifyReply> {
         { filters, partner, requests: [] },
         {
           status: 422,
-          error: page.t('error.refused', { message: error.message }),
+          error: page.t('error.refused', { message: describeError(error, page.t) }),
         },
       );
     }
@@ -681,7 +682,7 @@ async function auditPage(page: PageContext): Promise<FastifyReply> {
       { entries: [], filters },
       {
         status: 422,
-        error: page.t('error.refused', { message: error.message }),
+        error: page.t('error.refused', { message: describeError(error, page.t) }),
       },
     );
   }

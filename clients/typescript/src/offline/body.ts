@@ -31,7 +31,7 @@ function localsOf(value: unknown, path: string, found: Set<string>): void {
     const keys = Object.keys(value);
     const local = (value as { $local: unknown }).$local;
     if (keys.length !== 1 || !isLocalId(local)) {
-      throw new TypeError(`${path || 'body'}: { $local } takes only a local id returned by enqueue`);
+      throw new TypeError(`${path || 'body'}: { $local } leva só um id local devolvido por enqueue`);
     }
     found.add(local);
     return;
@@ -52,7 +52,7 @@ export function encodeBody(
     );
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new TypeError('body must be an object');
+    throw new TypeError('body: um objecto');
   const found = new Set<string>();
   localsOf(body, '', found);
   return { method: route.method, text: encodeJson(body, route.decimals), waitsFor: [...found] };

@@ -53,7 +53,6 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 export class OfflineQueue {
   private readonly entries = new Entries();
   private readonly now: () => number;
-  private readonly api: PartnerApi;
   /** Records in the journal file, and its first (the key's salted hash). */
   private records = 0;
   private header: JournalRecord | undefined;
@@ -65,14 +64,14 @@ export class OfflineQueue {
     private readonly options: OfflineQueueOptions,
     private readonly journal: Journal,
     private readonly lock: StoreLock,
+    private readonly api: PartnerApi,
   ) {
     this.now = options.now ?? Date.now;
-    this.api = new PartnerApi(options);
   }
 
   /** Opens (or makes) the store at `options.path`; refused while another process holds it. */
   static async open(options: OfflineQueueOptions): Promise<OfflineQueue> {
-    new PartnerApi(options); // its checks of the options, before anything is made on disk
+    const api = new PartnerApi(options); // its checks of the options, before anything is made on disk
     // The owner's only (0700, its files 0600): the entries hold customers' names, NUITs and
     // e-mails. A folder made looser before (or by hand) is tightened.
     await mkdir(options.path, { recursive: true, mode: 0o700 });
@@ -80,7 +79,7 @@ export class OfflineQueue {
     const lock = await StoreLock.acquire(options.path);
     try {
       const { journal, records, created } = await Journal.open(join(options.path, 'journal.log'));
-      const queue = new OfflineQueue(options, journal, lock);
+      const queue = new OfflineQueue(options, journal, lock, api);
       const header = records[0] as JournalRecord | undefined;
       queue.header = header;
       if (header?.t !== 'open') {

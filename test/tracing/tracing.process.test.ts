@@ -120,6 +120,8 @@ describe('tracing on: OTLP/HTTP to a receiver', () => {
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
       OTEL_TRACES_SAMPLER_ARG: '1',
       OTEL_BSP_SCHEDULE_DELAY: '100',
+      // The banner's English is read below.
+      INVOICING_LANG: 'en',
     };
     server = await startServerProcess(env);
     cleanups.push(() => server.kill('SIGKILL'));

@@ -89,6 +89,10 @@ export function startApiServer(
     ...GENEROUS_LIMITS,
     PORT: '0',
     HOST: '127.0.0.1',
+    // Only the API is measured; a second server (tracing's) would find the first's docs and
+    // console ports taken, and a busy port stops a start.
+    DOCS_PORT: 'off',
+    CONSOLE_PORT: 'off',
     LOG_LEVEL: 'info',
     REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     NODE_OPTIONS: SERVER_NODE_OPTIONS,

@@ -2,7 +2,7 @@
 // and who is acting. Built at the edge (authentication for an API request, the dispatcher for an
 // operator command) and passed explicitly to every repository, service, event and audit record.
 import type { Database } from './db/client.js';
-import type { ListMemory } from './db/list-memory.js';
+import type { ListMemory } from './lists/memory.js';
 
 /** An API request: set at authentication; the Idempotency-Key is known from step 9 on (writes). */
 export interface ApiKeyActor {

@@ -3,14 +3,12 @@
 import { and, eq, inArray, isNull, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { CompanyContext } from '../context.js';
-import { declareList } from '../db/list-declaration.js';
-import { readList } from '../db/list-engine.js';
-import { changedSince, equalTo, matchingText } from '../db/list-filters.js';
-import { totalOf } from '../db/list-totals.js';
-import type { Page, PageRequest } from '../db/lists.js';
 import { fixedTableRead, runFixed } from '../db/prepared.js';
 import { customerCounts, customers } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
+import { changedSince, declareList, equalTo, matchingText } from '../lists/declaration.js';
+import { type Page, type PageRequest, readList } from '../lists/page.js';
+import { totalOf } from '../lists/total.js';
 import { CustomerListQuery, type CustomerSchema } from './schemas.js';
 
 export type CustomerRow = typeof customers.$inferSelect;
@@ -36,7 +34,7 @@ export function toCustomerResource(row: CustomerRow, timeZone: string): Customer
   };
 }
 
-/** The customers list as data (src/db/list-declaration.ts): one filter per query parameter. */
+/** The customers list as data (src/lists/declaration.ts): one filter per query parameter. */
 export const customerList = declareList({
   resource: 'customers',
   query: CustomerListQuery,

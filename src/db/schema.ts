@@ -36,7 +36,7 @@ const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'dat
  * The searched columns folded (`search_fold`) and joined by line breaks (chr(10)), kept by
  * PostgreSQL: a `search` is one LIKE on stored text (a trigram index, drizzle/0010) instead of
  * folding three or four columns of every candidate row. A term without a line break matches it
- * exactly when it matches one of the columns (src/db/lists.ts, searchCondition).
+ * exactly when it matches one of the columns (src/lists/declaration.ts, matchingText).
  */
 const searchText = (...columns: string[]) =>
   text('search_text').generatedAlwaysAs(
@@ -609,7 +609,7 @@ export const dataVersions = pgTable('data_versions', {
 
 // ---- Counts of the listed rows (drizzle/0010_list_counts.sql), kept by the triggers that raise
 // data_versions, in the writing transaction: the first total of a list is a sum over these rows
-// (src/db/list-counts.ts), not a count over the table. One row per company and combination of
+// (src/lists/total.ts), not a count over the table. One row per company and combination of
 // the values a list filters on; `count` moves by `count + delta`, never by a value read before.
 // `updated_on` is the UTC date of `updated_at`.
 

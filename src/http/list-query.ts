@@ -1,7 +1,7 @@
 // The query-string half of every list: page, per_page, sort and order with the defaults of
-// decisions.md, and the hints of `invalid_query_parameter`. The SQL half is src/db/lists.ts.
+// decisions.md, and the hints of `invalid_query_parameter`. The SQL half is src/lists/page.ts.
 import { type TProperties, Type } from 'typebox';
-import type { PageRequest } from '../db/lists.js';
+import type { PageRequest } from '../lists/page.js';
 import { MAX_INT32 } from '../values.js';
 import { StringEnum } from './schema-helpers.js';
 

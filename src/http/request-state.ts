@@ -9,11 +9,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
-import type { ListMemory } from '../db/list-memory.js';
 import type { ErrorCode, FieldErrors } from '../errors.js';
 import type { KeyMode } from '../keys/api-keys.js';
 import type { KeyCache } from '../keys/key-cache.js';
 import type { Scope } from '../keys/scopes.js';
+import type { ListMemory } from '../lists/memory.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /** Who is calling: the API key and its company, set by the authentication step. */

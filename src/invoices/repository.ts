@@ -5,12 +5,10 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
-import { declareList } from '../db/list-declaration.js';
-import { readList } from '../db/list-engine.js';
-import { atLeast, atMost, changedSince, equalTo } from '../db/list-filters.js';
-import type { Page, PageRequest } from '../db/lists.js';
 import { customers, invoiceCounts, invoiceItems, invoices, invoiceUpdateCounts } from '../db/schema.js';
 import { decimalNumber, formatTimestamp } from '../format.js';
+import { atLeast, atMost, changedSince, declareList, equalTo } from '../lists/declaration.js';
+import { type Page, type PageRequest, readList } from '../lists/page.js';
 import { formatMoney } from '../money.js';
 import {
   type InvoiceItemSchema,
@@ -166,7 +164,7 @@ export async function findInvoice(
 }
 
 /**
- * The invoices list as data (src/db/list-declaration.ts). Its totals come from
+ * The invoices list as data (src/lists/declaration.ts). Its totals come from
  * the counters by status and invoice date, or by status and day of change for `updated_since`; a
  * customer's invoices, or dates and `updated_since` together, are counted in the table (the first
  * on an index of its own).

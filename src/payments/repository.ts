@@ -5,12 +5,10 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
-import { declareList } from '../db/list-declaration.js';
-import { readList } from '../db/list-engine.js';
-import { atLeast, atMost, equalTo } from '../db/list-filters.js';
-import type { Page, PageRequest } from '../db/lists.js';
 import { invoices, payments, receiptCounts } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
+import { atLeast, atMost, declareList, equalTo } from '../lists/declaration.js';
+import { type Page, type PageRequest, readList } from '../lists/page.js';
 import { formatMoney } from '../money.js';
 import { PaymentListQuery, type PaymentSchema } from './schemas.js';
 
@@ -77,7 +75,7 @@ export async function findPayment(
   return row ? toPaymentResource(row, timeZone) : null;
 }
 
-/** The receipts list as data (src/db/list-declaration.ts): one filter per query parameter. */
+/** The receipts list as data (src/lists/declaration.ts): one filter per query parameter. */
 export const receiptList = declareList({
   resource: 'payments',
   query: PaymentListQuery,

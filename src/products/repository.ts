@@ -3,12 +3,10 @@
 import { and, asc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm';
 import type { CompanyContext } from '../context.js';
 import type { Database } from '../db/client.js';
-import { declareList, type ListContext } from '../db/list-declaration.js';
-import { readList } from '../db/list-engine.js';
-import { changedSince, equalTo, matchingText } from '../db/list-filters.js';
-import type { Page, PageRequest } from '../db/lists.js';
 import { productCategories, productCategoryLinks, productCounts, products, taxes } from '../db/schema.js';
 import { decimalNumber, formatTimestamp } from '../format.js';
+import { changedSince, declareList, equalTo, type ListContext, matchingText } from '../lists/declaration.js';
+import { type Page, type PageRequest, readList } from '../lists/page.js';
 import { formatMoney } from '../money.js';
 import { ProductListQuery, type ProductResource } from './schemas.js';
 
@@ -99,7 +97,7 @@ function selectProducts(db: Database, companyId: number) {
     .leftJoin(taxes, and(eq(taxes.id, products.taxId), taxVisibleTo(companyId)));
 }
 
-/** The products list as data (src/db/list-declaration.ts): one filter per query parameter. */
+/** The products list as data (src/lists/declaration.ts): one filter per query parameter. */
 export const productList = declareList({
   resource: 'products',
   query: ProductListQuery,

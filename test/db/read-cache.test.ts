@@ -196,7 +196,7 @@ describe(`single reads remembered on PGlite only (${testStorage()})`, () => {
       expect(await nameOf(other, id), path).toBe(expected);
     }
     // Reads declared so go around the counter: a list read through readOnly(db) keeps the cache,
-    // and so do the lists of the API (src/db/list-engine.ts) and /ping's total. Seen on an instance
+    // and so do the lists of the API (src/lists/page.ts) and /ping's total. Seen on an instance
     // that keeps no request log (its batched inserts are writes), once the others' logs are written.
     const cache = readCacheOf(ctx.db);
     if (!cache) return;

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pagination } from '../../src/db/lists.js';
 import { invoiceItems, invoices } from '../../src/db/schema.js';
 import { DATE_HINT, ID_HINT, ISO_INSTANT_HINT } from '../../src/http/list-query.js';
 import type { InvoiceSummarySchema } from '../../src/invoices/schemas.js';
+import type { Pagination } from '../../src/lists/page.js';
 import { cancelInvoice, issueInvoice, recordReceipt } from '../../src/operations/invoices.js';
 import {
   api,

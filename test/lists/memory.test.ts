@@ -1,4 +1,4 @@
-// Remembered totals and page ends (src/db/list-memory.ts, paginate in src/db/lists.ts) and the
+// Remembered totals and page ends (src/lists/memory.ts, paginate in src/lists/page.ts) and the
 // remembered API keys (src/keys/key-cache.ts), with two instances on one database: whatever
 // either instance (or an operator command) writes, every total equals count(*) at once, a walk
 // never skips or repeats a row, and a revoked key is refused everywhere within a second.

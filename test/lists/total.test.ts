@@ -1,4 +1,4 @@
-// Totals from the counters the writes keep (drizzle/0010_list_counts.sql, src/db/list-counts.ts)
+// Totals from the counters the writes keep (drizzle/0010_list_counts.sql, src/lists/total.ts)
 // and searches in the stored folded text: on the first request of every list (nothing remembered)
 // and after every kind of write that changes which rows a list holds, on two instances, each
 // total equals count(*) of the rows the filter selects, counted here from the tables by the

@@ -1,16 +1,15 @@
-// The lists as data (src/db/list-declaration.ts) and the one rule for their totals
-// (src/db/list-totals.ts): which source a total counted now is read from follows from the filters
+// The lists as data (src/lists/declaration.ts) and the one rule for their totals
+// (src/lists/total.ts): which source a total counted now is read from follows from the filters
 // a query sets and the columns of the counters tables alone. That every total equals count(*) is
-// test/db/list-counts.test.ts; that a remembered total is used at the same version,
-// test/db/list-memory.test.ts.
+// test/lists/total.test.ts; that a remembered total is used at the same version,
+// test/lists/memory.test.ts.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { customerList } from '../../src/customers/repository.js';
-import { declareList } from '../../src/db/list-declaration.js';
-import { equalTo } from '../../src/db/list-filters.js';
-import { totalSourceOf } from '../../src/db/list-totals.js';
 import { invoiceCounts, invoices } from '../../src/db/schema.js';
 import { invoiceList } from '../../src/invoices/repository.js';
+import { declareList, equalTo } from '../../src/lists/declaration.js';
+import { totalSourceOf } from '../../src/lists/total.js';
 import { receiptList } from '../../src/payments/repository.js';
 import { PaymentListQuery } from '../../src/payments/schemas.js';
 import { productList } from '../../src/products/repository.js';

@@ -77,17 +77,18 @@ export function moneyFromJson(literal: string): string | { problem: string } {
   return money(amount);
 }
 
+/** Why a text is not an amount of money (the operator's tools tell it in their language). */
+export type MoneyTextProblem = 'form' | 'not_positive' | 'too_large';
+
 /**
  * Operator-typed text ("1500", "1500.5") as a positive amount, or why it is not one. No
  * exponents or signs: what the operator typed is what gets stored.
  */
-export function moneyFromText(raw: string): string | { problem: string } {
+export function moneyFromText(raw: string): string | { problem: MoneyTextProblem } {
   const text = raw.trim();
-  if (!/^[0-9]+(\.[0-9]{1,2})?$/.test(text)) {
-    return { problem: `amount must be a positive number with at most 2 decimals, got "${raw}"` };
-  }
+  if (!/^[0-9]+(\.[0-9]{1,2})?$/.test(text)) return { problem: 'form' };
   const amount = new Decimal(text);
-  if (amount.lte(0)) return { problem: 'amount must be greater than 0' };
-  if (amount.gte(MONEY_LIMIT)) return { problem: 'amount is too large' };
+  if (amount.lte(0)) return { problem: 'not_positive' };
+  if (amount.gte(MONEY_LIMIT)) return { problem: 'too_large' };
   return money(amount);
 }

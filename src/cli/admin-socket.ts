@@ -24,7 +24,7 @@ import { chmodSync, lstatSync, readFileSync, statSync, unlinkSync, writeFileSync
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { isTextKey } from '../i18n/catalog.js';
-import type { Message } from '../i18n/message.js';
+import type { Message, MessageParams } from '../i18n/message.js';
 import { ArgumentError, OperationError } from '../operations/errors.js';
 import { SERVER_TIMEOUT_OPTIONS } from '../server-timeouts.js';
 import { StartRefused } from './preflight.js';
@@ -110,18 +110,13 @@ function trustedSocketPath(dataDir: string): string | null {
   try {
     owners = [uid, statSync(resolve(dataDir)).uid];
   } catch {}
-  const refuse = (why: string) =>
-    new UntrustedSocket(
-      `refusing the admin socket ${path}: ${why}; it may not be the server's. Stop whatever made it, remove it, and run the command again`,
-    );
+  const refuse = (why: Message) =>
+    new UntrustedSocket({ key: 'admin.untrusted_socket', params: { path, why } });
   // A file that is no socket (left by a crash) answers nothing: no server.
   if (!info.isSocket()) return null;
-  if (!owners.includes(info.uid))
-    throw refuse(`it belongs to user id ${info.uid}, not to the service's user`);
+  if (!owners.includes(info.uid)) throw refuse({ key: 'admin.socket_owner', params: { uid: info.uid } });
   if ((info.mode & 0o077) !== 0) {
-    throw refuse(
-      `its mode is ${(info.mode & 0o777).toString(8)}: others may use it (the server makes it 600)`,
-    );
+    throw refuse({ key: 'admin.socket_mode', params: { mode: (info.mode & 0o777).toString(8) } });
   }
   const parent = lstatSync(dirname(path));
   if (
@@ -129,7 +124,7 @@ function trustedSocketPath(dataDir: string): string | null {
     !(owners.includes(parent.uid) || parent.uid === 0) ||
     (parent.mode & 0o022) !== 0
   ) {
-    throw refuse(`its directory ${dirname(path)} may be written by others`);
+    throw refuse({ key: 'admin.socket_dir', params: { dir: dirname(path) } });
   }
   return path;
 }
@@ -154,7 +149,7 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        reject(new OperationError('request too large'));
+        reject(new OperationError({ key: 'admin.request_too_large' }));
         req.destroy();
         return;
       }
@@ -206,7 +201,7 @@ export async function startAdminServer(
       try {
         args = raw === '' ? {} : JSON.parse(raw);
       } catch {
-        throw new OperationError('the arguments are not valid JSON');
+        throw new OperationError({ key: 'admin.not_json' });
       }
       const header = req.headers[ACTOR_HEADER];
       const actor = typeof header === 'string' && header !== '' ? decodeURIComponent(header) : 'unknown';
@@ -317,9 +312,15 @@ export function callAdminServer(
             const apiBaseUrl = typeof parsed.api_base_url === 'string' ? parsed.api_base_url : undefined;
             resolvePromise({ result: parsed.result, apiBaseUrl });
           } else if (parsed.error?.kind === 'argument') {
-            reject(new ArgumentError(messageOf(parsed.error.text) ?? parsed.error.message ?? 'bad argument'));
+            reject(
+              new ArgumentError(
+                messageOf(parsed.error.text) ?? serverSaid(parsed.error.message, 'bad argument'),
+              ),
+            );
           } else if (parsed.error?.kind === 'operation') {
-            reject(new OperationError(messageOf(parsed.error.text) ?? parsed.error.message ?? 'refused'));
+            reject(
+              new OperationError(messageOf(parsed.error.text) ?? serverSaid(parsed.error.message, 'refused')),
+            );
           } else {
             reject(new AdminServerFailure(parsed.error?.message ?? `the server answered ${res.statusCode}`));
           }
@@ -347,19 +348,28 @@ export function callAdminServer(
 /** The server could not run the operation for an internal reason; its log has the details. */
 export class AdminServerFailure extends Error {}
 
-/** A catalog text sent by the server, if it is one this command knows (versions may differ). */
+/**
+ * A catalog text sent by the server, if it is one this command knows (versions may differ), its
+ * inner texts too (a refusal's reason is one).
+ */
 function messageOf(text: unknown): Message | undefined {
   if (typeof text !== 'object' || text === null) return undefined;
   const { key, params } = text as { key?: unknown; params?: unknown };
   if (!isTextKey(key)) return undefined;
-  const values =
-    typeof params === 'object' && params !== null
-      ? Object.fromEntries(
-          Object.entries(params).filter(
-            (entry): entry is [string, string | number] =>
-              typeof entry[1] === 'string' || typeof entry[1] === 'number',
-          ),
-        )
-      : {};
+  const values: MessageParams = {};
+  for (const [name, value] of Object.entries(typeof params === 'object' && params !== null ? params : {})) {
+    if (typeof value === 'string' || typeof value === 'number') {
+      values[name] = value;
+    } else {
+      const inner = messageOf(value);
+      if (!inner) return undefined;
+      values[name] = inner;
+    }
+  }
   return { key, params: values };
+}
+
+/** The server's English words, when its text is not one this command knows. */
+function serverSaid(message: string | undefined, fallback: string): Message {
+  return { key: 'admin.server_said', params: { message: message ?? fallback } };
 }

@@ -31,3 +31,9 @@ export function describeError(error: Error, t: Translate): string {
   const text = (error as { text?: Message }).text;
   return text ? tell(text, t) : error.message;
 }
+
+/** "a or b", "a, b or c": a list of choices as one text. */
+export function orList(items: readonly string[]): Message | string {
+  if (items.length < 2) return items.join('');
+  return { key: 'list.or', params: { rest: items.slice(0, -1).join(', '), last: items.at(-1) as string } };
+}

@@ -36,9 +36,12 @@ export function parseScopes(scopes: readonly string[] | undefined): Scope[] {
   if (scopes === undefined || (scopes.length === 1 && scopes[0] === 'all')) return [...SCOPES];
   const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
   if (unknown.length > 0) {
-    throw new OperationError(`unknown scope(s): ${unknown.join(', ')}; valid: ${SCOPES.join(', ')} or all`);
+    throw new OperationError({
+      key: 'refused.unknown_scopes',
+      params: { scopes: unknown.join(', '), valid: SCOPES.join(', ') },
+    });
   }
-  if (scopes.length === 0) throw new OperationError('a key needs at least one scope');
+  if (scopes.length === 0) throw new OperationError({ key: 'refused.no_scope' });
   return SCOPES.filter((scope) => scopes.includes(scope));
 }
 
@@ -46,10 +49,10 @@ export function parseScopes(scopes: readonly string[] | undefined): Scope[] {
 export async function createApiKey(context: ActingContext, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   const { db, timeZone } = context;
   const mode = input.mode ?? 'live';
-  if (mode !== 'live' && mode !== 'test') throw new OperationError('mode must be live or test');
+  if (mode !== 'live' && mode !== 'test') throw new OperationError({ key: 'refused.key_mode' });
   const days = input.days ?? MAX_KEY_DAYS;
   if (!Number.isInteger(days) || days < 1 || days > MAX_KEY_DAYS) {
-    throw new OperationError(`days must be an integer from 1 to ${MAX_KEY_DAYS}`);
+    throw new OperationError({ key: 'refused.key_days', params: { max: MAX_KEY_DAYS } });
   }
   const scopes = parseScopes(input.scopes);
   const [company] = await db
@@ -167,11 +170,14 @@ export async function rollApiKey(
     .where(eq(apiKeys.id, keyId))
     .for('update');
   if (!old) throw new OperationError({ key: 'refused.key_missing', params: { id: keyId } });
-  if (old.revoked) throw new OperationError(`API key ${keyId} is revoked: create a new key instead`);
+  if (old.revoked) throw new OperationError({ key: 'refused.key_revoked', params: { id: keyId } });
   if (old.replacedBy !== null) {
-    throw new OperationError(`API key ${keyId} was rolled already: its replacement is key ${old.replacedBy}`);
+    throw new OperationError({
+      key: 'refused.key_rolled',
+      params: { id: keyId, replacement: old.replacedBy },
+    });
   }
-  if (old.expired) throw new OperationError(`API key ${keyId} has expired: create a new key instead`);
+  if (old.expired) throw new OperationError({ key: 'refused.key_expired', params: { id: keyId } });
 
   const { key, displayPrefix, secretHash } = generateApiKey(old.mode);
   const [row] = await db

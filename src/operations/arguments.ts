@@ -5,6 +5,7 @@
 // which every edge reports the same way (a usage error: exit status 2). The other readers, and the
 // shape of an operation, are in src/operations/define.ts.
 import { type Column, gte, type SQL, sql } from 'drizzle-orm';
+import type { Message } from '../i18n/message.js';
 import { idFromText, isCalendarDate } from '../values.js';
 import { ArgumentError } from './errors.js';
 
@@ -18,18 +19,22 @@ export function textOf(value: unknown): unknown {
 
 // ---- ids: every id an operator gives (companies, keys, invoices, endpoints) ----
 
-export function idArg(raw: RawArgs, key: string, label = key): number {
+/** What an argument is called in a refusal: its name as typed (`company`), or a catalog label. */
+export type ArgumentLabel = string | Message;
+
+export function idArg(raw: RawArgs, key: string, label: ArgumentLabel = key): number {
   const text = textOf(raw[key]);
   const id = typeof text === 'string' ? idFromText(text.trim()) : null;
   if (id === null) {
-    throw new ArgumentError(
-      text === undefined || text === '' ? `${label} is required` : `${label} must be a positive integer id`,
-    );
+    throw new ArgumentError({
+      key: text === undefined || text === '' ? 'arg.required' : 'arg.not_an_id',
+      params: { name: label },
+    });
   }
   return id;
 }
 
-export function optionalId(raw: RawArgs, key: string, label = key): number | undefined {
+export function optionalId(raw: RawArgs, key: string, label: ArgumentLabel = key): number | undefined {
   return raw[key] === undefined ? undefined : idArg(raw, key, label);
 }
 
@@ -59,9 +64,10 @@ export function optionalDuration(raw: RawArgs, key: string, maxMs: number): numb
   if (text === undefined) return undefined;
   const ms = typeof text === 'string' ? durationMs(text.trim()) : null;
   if (ms === null || ms > maxMs) {
-    throw new ArgumentError(
-      `${key} must be a duration such as 30m, 24h or 7d, at most ${maxMs / DAY_MS} days, got "${String(text)}"`,
-    );
+    throw new ArgumentError({
+      key: 'arg.duration',
+      params: { name: key, days: maxMs / DAY_MS, value: String(text) },
+    });
   }
   return ms;
 }
@@ -86,9 +92,7 @@ export function optionalMoment(raw: RawArgs, key: string): Moment | undefined {
   if (TIMESTAMP.test(text) && !Number.isNaN(Date.parse(text))) return { at: new Date(text) };
   const ago = durationMs(text);
   if (ago !== null && ago <= MAX_AGO_MS) return { at: new Date(Date.now() - ago) };
-  throw new ArgumentError(
-    `${key} must be a date YYYY-MM-DD, a moment like 2026-11-22T09:30:00+02:00, or a time ago like 30m, 6h, 2d, got "${String(value)}"`,
-  );
+  throw new ArgumentError({ key: 'arg.moment', params: { name: key, value: String(value) } });
 }
 
 /** `column >= moment`: a date from its midnight in `timeZone`. */

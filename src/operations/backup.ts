@@ -29,11 +29,9 @@ export async function writeBackup(
   timeZone: string,
 ): Promise<BackupResult> {
   if (!handle.whileQuiescent) {
-    throw new OperationError(
-      handle.kind === 'postgres'
-        ? 'backup copies the embedded database; on PostgreSQL use pg_dump --format=custom (README: Backups)'
-        : 'this embedded database lives in memory: there is nothing to copy',
-    );
+    throw new OperationError({
+      key: handle.kind === 'postgres' ? 'refused.backup_postgres' : 'refused.backup_in_memory',
+    });
   }
   const partial = `${file}.partial-${randomBytes(4).toString('hex')}`;
   let takenAt = '';
@@ -51,7 +49,7 @@ export async function writeBackup(
     await rm(partial, { force: true });
     const { code, message } = error as NodeJS.ErrnoException;
     if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR')
-      throw new OperationError(`cannot write ${file}: ${message}`);
+      throw new OperationError({ key: 'refused.backup_unwritable', params: { file, reason: message } });
     throw error;
   }
   return { file, bytes: (await stat(file)).size, database: handle.description, taken_at: takenAt };
@@ -65,7 +63,7 @@ export const backupOperations = {
     parse: (raw) => {
       const file = textArg(raw, 'file');
       // The command line resolves FILE against its own directory: the server may run elsewhere.
-      if (!isAbsolute(file)) throw new ArgumentError('file must be an absolute path');
+      if (!isAbsolute(file)) throw new ArgumentError({ key: 'arg.absolute_file' });
       return { file };
     },
     run: (context, args, setup) => writeBackup(setup.handle, args.file, context.timeZone),

@@ -19,7 +19,7 @@ export async function createCompany(
   input: { name: string; nuit?: string },
 ): Promise<CompanySummary> {
   const name = input.name.trim();
-  if (!name) throw new OperationError('a company needs a name');
+  if (!name) throw new OperationError({ key: 'refused.company_name' });
   const [row] = await db
     .insert(companies)
     .values({ name, nuit: input.nuit ?? null })

@@ -7,13 +7,14 @@
 import type { WebhookConfig } from '../config.js';
 import type { ActingContext } from '../context.js';
 import type { DatabaseHandle } from '../db/client.js';
+import type { Message } from '../i18n/message.js';
 import type { KeyChangeConfirmation } from '../instances/confirm.js';
-import { Decimal, moneyFromText } from '../money.js';
+import { Decimal, type MoneyTextProblem, moneyFromText } from '../money.js';
 import { isCalendarDate } from '../values.js';
 import { parseScopes } from './api-keys.js';
-import { type RawArgs, textOf } from './arguments.js';
+import { type ArgumentLabel, type RawArgs, textOf } from './arguments.js';
 import type { AuditTarget } from './audit.js';
-import { ArgumentError } from './errors.js';
+import { ArgumentError, OperationError } from './errors.js';
 
 /** What operations run with besides their context, given by the edge (the command line or `serve`). */
 export interface OperationSetup {
@@ -60,16 +61,18 @@ export function define<A, R>(operation: Operation<A, R>): Operation<A, R> {
 
 // ---- argument readers: the command line's strings and the socket's JSON alike ----
 
-export function textArg(raw: RawArgs, key: string, label = key): string {
+export function textArg(raw: RawArgs, key: string, label: ArgumentLabel = key): string {
   const value = raw[key];
-  if (typeof value !== 'string' || value.trim() === '') throw new ArgumentError(`${label} is required`);
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new ArgumentError({ key: 'arg.required', params: { name: label } });
+  }
   return value.trim();
 }
 
-export function optionalText(raw: RawArgs, key: string, label = key): string | undefined {
+export function optionalText(raw: RawArgs, key: string, label: ArgumentLabel = key): string | undefined {
   const value = raw[key];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new ArgumentError(`${label} must be text`);
+  if (typeof value !== 'string') throw new ArgumentError({ key: 'arg.text', params: { name: label } });
   return value.trim() === '' ? undefined : value.trim();
 }
 
@@ -77,33 +80,48 @@ export function flag(raw: RawArgs, key: string): boolean {
   const value = raw[key];
   if (value === undefined || value === false) return false;
   if (value === true) return true;
-  throw new ArgumentError(`${key} is a flag without a value`);
+  throw new ArgumentError({ key: 'arg.flag', params: { name: key } });
 }
 
 export function choice<T extends string>(raw: RawArgs, key: string, values: readonly T[]): T | undefined {
   const value = raw[key];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) {
-    throw new ArgumentError(`${key} must be one of ${values.join(', ')}`);
+    throw new ArgumentError({ key: 'arg.one_of', params: { name: key, values: values.join(', ') } });
   }
   return value as T;
 }
 
-/** A comma-separated list (or a JSON array) of strings, trimmed, empty entries dropped. */
-export function listArg(raw: RawArgs, key: string, problem: string): string[] | undefined {
+/** A comma-separated list (or a JSON array) of strings (or `all`), trimmed, empty entries dropped. */
+export function listArg(raw: RawArgs, key: string): string[] | undefined {
   const value = raw[key];
   if (value === undefined) return undefined;
   const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : null;
-  if (!list || list.some((entry) => typeof entry !== 'string')) throw new ArgumentError(problem);
+  if (!list || list.some((entry) => typeof entry !== 'string')) {
+    throw new ArgumentError({ key: 'arg.list', params: { name: key } });
+  }
   return (list as string[]).map((entry) => entry.trim()).filter((entry) => entry !== '');
+}
+
+const AMOUNT_PROBLEMS = {
+  form: 'arg.amount_form',
+  not_positive: 'arg.amount_not_positive',
+  too_large: 'arg.amount_too_large',
+} as const;
+
+/** Why `raw` is not an amount, as a catalog text. */
+export function amountProblem(reason: MoneyTextProblem, raw: string): Message {
+  return { key: AMOUNT_PROBLEMS[reason], params: { value: raw } };
 }
 
 /** An amount as text ("1250.00"): a positive amount of money with at most 2 decimals. */
 export function amountArg(raw: RawArgs, key: string): string {
   const text = textOf(raw[key]);
-  if (typeof text !== 'string' || text.trim() === '') throw new ArgumentError(`${key} is required`);
+  if (typeof text !== 'string' || text.trim() === '') {
+    throw new ArgumentError({ key: 'arg.required', params: { name: key } });
+  }
   const amount = moneyFromText(text);
-  if (typeof amount !== 'string') throw new ArgumentError(amount.problem);
+  if (typeof amount !== 'string') throw new ArgumentError(amountProblem(amount.problem, text));
   return text.trim();
 }
 
@@ -111,7 +129,7 @@ export function optionalDate(raw: RawArgs, key: string): string | undefined {
   const value = raw[key];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !isCalendarDate(value)) {
-    throw new ArgumentError(`${key} must be a date YYYY-MM-DD`);
+    throw new ArgumentError({ key: 'arg.date', params: { name: key } });
   }
   return value;
 }
@@ -120,7 +138,7 @@ export function optionalDate(raw: RawArgs, key: string): string | undefined {
 export function optionalInteger(raw: RawArgs, key: string, min: number, max: number): number | undefined {
   const text = textOf(raw[key]);
   if (text === undefined) return undefined;
-  const problem = `${key} must be an integer from ${min} to ${max}`;
+  const problem: Message = { key: 'arg.integer_range', params: { name: key, min, max } };
   if (typeof text !== 'string' || !/^[0-9]{1,9}$/.test(text.trim())) throw new ArgumentError(problem);
   const value = Number(text);
   if (value < min || value > max) throw new ArgumentError(problem);
@@ -133,12 +151,13 @@ export function limitArg(raw: RawArgs, fallback: number): number {
 }
 
 export function scopesArg(raw: RawArgs): string[] | undefined {
-  const scopes = listArg(raw, 'scopes', 'scopes must be a comma-separated list, or all');
+  const scopes = listArg(raw, 'scopes');
   if (scopes === undefined) return undefined;
   try {
     parseScopes(scopes);
   } catch (error) {
-    throw new ArgumentError((error as Error).message);
+    if (error instanceof OperationError) throw new ArgumentError(error.text);
+    throw error;
   }
   return scopes;
 }
@@ -146,8 +165,10 @@ export function scopesArg(raw: RawArgs): string[] | undefined {
 /** A percentage from 0 to 100 with at most 4 decimals, as text. */
 export function rateArg(raw: RawArgs): string {
   const text = textOf(raw.rate);
-  if (typeof text !== 'string' || text.trim() === '') throw new ArgumentError('rate is required');
-  const problem = `rate must be a percentage from 0 to 100 with at most 4 decimal places, got "${text}"`;
+  if (typeof text !== 'string' || text.trim() === '') {
+    throw new ArgumentError({ key: 'arg.required', params: { name: 'rate' } });
+  }
+  const problem: Message = { key: 'arg.rate', params: { value: text } };
   if (!/^[0-9]+(\.[0-9]+)?$/.test(text.trim())) throw new ArgumentError(problem);
   const rate = new Decimal(text.trim());
   if (rate.gt(100) || rate.decimalPlaces() > 4) throw new ArgumentError(problem);

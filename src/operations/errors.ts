@@ -2,16 +2,16 @@ import { english, type Message } from '../i18n/message.js';
 
 /**
  * A refusal of an operator action (bad argument, missing company...): shown to the operator as is.
- * Made of a catalog text (`Message`), it is told in the operator's language; its `message` (logs,
- * the admin socket, the console) is the English one.
+ * Always a catalog text (`Message`), told in the operator's language; its `message` (logs, the
+ * admin socket) is the English one.
  */
 export class OperationError extends Error {
   override name = 'OperationError';
-  readonly text?: Message;
+  readonly text: Message;
 
-  constructor(message: string | Message) {
-    super(typeof message === 'string' ? message : english(message));
-    if (typeof message !== 'string') this.text = message;
+  constructor(text: Message) {
+    super(english(text));
+    this.text = text;
   }
 }
 

@@ -8,7 +8,7 @@ export async function createGlobalCustomer(
   input: { name: string; email?: string; nuit?: string; phone?: string; type?: 'individual' | 'company' },
 ): Promise<{ id: number; name: string; email: string | null; nuit: string | null; phone: string | null }> {
   const name = input.name.trim();
-  if (!name) throw new OperationError('a customer needs a name');
+  if (!name) throw new OperationError({ key: 'refused.customer_name' });
   const [row] = await db
     .insert(customers)
     .values({

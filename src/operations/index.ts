@@ -10,6 +10,7 @@
 import { type ActingContext, forCompany, type OperatorActor } from '../context.js';
 import { runInTransaction } from '../db/client.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../db/schema.js';
+import { orList } from '../i18n/message.js';
 import { confirmKeyChange, keyChangeOf } from '../instances/confirm.js';
 import {
   createApiKey,
@@ -76,9 +77,10 @@ function methodArg(raw: RawArgs): string | undefined {
     .replace(/[\s-]+/g, '_')
     .replace(/^m_pesa$/, 'mpesa');
   if (!Object.hasOwn(PAYMENT_METHODS, normalized)) {
-    throw new ArgumentError(
-      `unknown payment method "${method}"; valid: ${Object.keys(PAYMENT_METHODS).join(', ')}`,
-    );
+    throw new ArgumentError({
+      key: 'arg.payment_method',
+      params: { method, valid: Object.keys(PAYMENT_METHODS).join(', ') },
+    });
   }
   return method;
 }
@@ -108,12 +110,12 @@ export const operations = {
     run: async ({ db }) => ({ companies: await listCompanies(db) }),
   }),
   'companies.enable-api': define({
-    parse: (raw) => ({ id: idArg(raw, 'id', 'company id') }),
+    parse: (raw) => ({ id: idArg(raw, 'id', { key: 'arg.label.company_id' }) }),
     run: ({ db }, args) => setPartnerApi(db, args.id, true),
     target: (args) => ({ type: 'company', id: args.id, company: args.id }),
   }),
   'companies.disable-api': define({
-    parse: (raw) => ({ id: idArg(raw, 'id', 'company id') }),
+    parse: (raw) => ({ id: idArg(raw, 'id', { key: 'arg.label.company_id' }) }),
     run: ({ db }, args) => setPartnerApi(db, args.id, false),
     target: (args) => ({ type: 'company', id: args.id, company: args.id }),
   }),
@@ -137,13 +139,13 @@ export const operations = {
     },
   }),
   'keys.revoke': define({
-    parse: (raw) => ({ id: idArg(raw, 'id', 'key id') }),
+    parse: (raw) => ({ id: idArg(raw, 'id', { key: 'arg.label.key_id' }) }),
     run: (context, args) => revokeApiKey(context, args.id),
     target: (args) => ({ type: 'api_key', id: args.id, company: { of: 'api_key', id: args.id } }),
   }),
   'keys.roll': define({
     parse: (raw) => ({
-      id: idArg(raw, 'id', 'key id'),
+      id: idArg(raw, 'id', { key: 'arg.label.key_id' }),
       graceMs: optionalDuration(raw, 'grace', MAX_ROLL_GRACE_MS) ?? DEFAULT_ROLL_GRACE_MS,
     }),
     run: (context, args) => rollApiKey(context, args.id, args.graceMs),
@@ -156,7 +158,7 @@ export const operations = {
       const companyId = optionalCompany(raw);
       const global = flag(raw, 'global');
       if ((companyId === undefined) === !global) {
-        throw new ArgumentError('give exactly one of --company ID or --global');
+        throw new ArgumentError({ key: 'arg.tax_scope' });
       }
       return { companyId: companyId ?? null, name: textArg(raw, 'name'), rate: rateArg(raw) };
     },
@@ -172,13 +174,11 @@ export const operations = {
   'customers.create': define({
     parse: (raw) => {
       if (!flag(raw, 'global')) {
-        throw new ArgumentError(
-          'only global customers (--global) are created here; company customers are created through the API',
-        );
+        throw new ArgumentError({ key: 'arg.customer_global_only' });
       }
       const email = optionalText(raw, 'email');
       if (email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
-        throw new ArgumentError('email is not a valid address');
+        throw new ArgumentError({ key: 'arg.email' });
       }
       return {
         name: textArg(raw, 'name'),
@@ -213,12 +213,12 @@ export const operations = {
     },
   }),
   'invoices.issue': define({
-    parse: (raw) => ({ id: idArg(raw, 'id', 'invoice id') }),
+    parse: (raw) => ({ id: idArg(raw, 'id', { key: 'arg.label.invoice_id' }) }),
     run: (context, args) => issueInvoice(context, args.id),
     target: (args) => ({ type: 'invoice', id: args.id, company: { of: 'invoice', id: args.id } }),
   }),
   'invoices.cancel': define({
-    parse: (raw) => ({ id: idArg(raw, 'id', 'invoice id') }),
+    parse: (raw) => ({ id: idArg(raw, 'id', { key: 'arg.label.invoice_id' }) }),
     run: (context, args) => cancelInvoice(context, args.id),
     target: (args) => ({ type: 'invoice', id: args.id, company: { of: 'invoice', id: args.id } }),
   }),
@@ -240,7 +240,8 @@ export const operations = {
   'movements.record': define({
     parse: (raw) => {
       const kind = choice(raw, 'kind', MOVEMENT_KINDS);
-      if (!kind) throw new ArgumentError(`kind is required: ${MOVEMENT_KINDS.join(' or ')}`);
+      if (!kind)
+        throw new ArgumentError({ key: 'arg.kind_required', params: { kinds: orList(MOVEMENT_KINDS) } });
       return {
         companyId: companyArg(raw),
         kind,
@@ -320,9 +321,10 @@ export function executeNamedOperation(
   raw: unknown,
   operator: string,
 ): Promise<unknown> {
-  if (!isOperationName(name)) throw new OperationError(`unknown operation ${name}`);
+  if (!isOperationName(name))
+    throw new OperationError({ key: 'refused.unknown_operation', params: { name } });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new OperationError('the arguments must be an object');
+    throw new OperationError({ key: 'refused.arguments_not_object' });
   }
   return executeOperation(setup, name, raw as RawArgs, operator);
 }

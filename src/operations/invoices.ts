@@ -22,6 +22,7 @@ import { findPayment } from '../payments/repository.js';
 import { isCalendarDate, isDatabaseId } from '../values.js';
 import { recordEvent } from '../webhooks/events.js';
 import { requireCompany } from './companies.js';
+import { amountProblem } from './define.js';
 import { OperationError } from './errors.js';
 
 export const FISCAL_SERIES = { invoice: 'FT', receipt: 'RC', movement: 'MV' } as const;
@@ -46,7 +47,7 @@ const ISSUED: readonly InvoiceStatus[] = ['unpaid', 'partially_paid', 'paid'];
 
 function requireId(value: number, what: string): number {
   if (!isDatabaseId(value)) {
-    throw new OperationError(`${what} must be a positive integer id, got "${value}"`);
+    throw new OperationError({ key: 'refused.not_an_id', params: { name: what, value } });
   }
   return value;
 }
@@ -54,13 +55,13 @@ function requireId(value: number, what: string): number {
 /** A positive amount with at most two decimals, e.g. "1500" or "1500.50" -> "1500.00". */
 export function parseAmount(raw: string): string {
   const amount = moneyFromText(String(raw));
-  if (typeof amount !== 'string') throw new OperationError(amount.problem);
+  if (typeof amount !== 'string') throw new OperationError(amountProblem(amount.problem, String(raw)));
   return amount;
 }
 
 /** A real calendar date written YYYY-MM-DD. */
 export function parseDate(raw: string): string {
-  if (!isCalendarDate(raw)) throw new OperationError(`date must be a valid YYYY-MM-DD date, got "${raw}"`);
+  if (!isCalendarDate(raw)) throw new OperationError({ key: 'refused.invoice_date', params: { value: raw } });
   return raw;
 }
 
@@ -154,7 +155,10 @@ export async function issueInvoice(context: ActingContext, invoiceId: number): P
   return runInTransaction(context.db, async (tx) => {
     const invoice = await lockInvoice(tx, invoiceId);
     if (invoice.status !== 'draft') {
-      throw new OperationError(`invoice ${invoice.id} is ${invoice.status}: only a draft can be issued`);
+      throw new OperationError({
+        key: 'refused.invoice_not_draft',
+        params: { id: invoice.id, status: invoice.status },
+      });
     }
     const code = await nextDocumentCode(tx, invoice.companyId, FISCAL_SERIES.invoice, invoice.invoiceDate);
 
@@ -240,7 +244,7 @@ export async function cancelInvoice(
   return runInTransaction(context.db, async (tx) => {
     const invoice = await lockInvoice(tx, invoiceId);
     if (invoice.status === 'cancelled')
-      throw new OperationError(`invoice ${invoice.id} is already cancelled`);
+      throw new OperationError({ key: 'refused.invoice_cancelled_already', params: { id: invoice.id } });
 
     if (ISSUED.includes(invoice.status)) {
       const moved = await tx
@@ -308,9 +312,10 @@ function methodOf(raw: string | undefined): { method: PaymentMethod; type: strin
     .replace(/[\s-]+/g, '_');
   const normalized = method === 'm_pesa' ? 'mpesa' : method;
   if (!Object.hasOwn(PAYMENT_METHODS, normalized)) {
-    throw new OperationError(
-      `unknown payment method "${raw}"; valid: ${Object.keys(PAYMENT_METHODS).join(', ')}`,
-    );
+    throw new OperationError({
+      key: 'arg.payment_method',
+      params: { method: String(raw), valid: Object.keys(PAYMENT_METHODS).join(', ') },
+    });
   }
   const valid = normalized as PaymentMethod;
   return { method: valid, type: PAYMENT_METHODS[valid] };
@@ -327,17 +332,20 @@ export async function recordReceipt(context: ActingContext, input: ReceiptInput)
   return runInTransaction(context.db, async (tx) => {
     const invoice = await lockInvoice(tx, input.invoiceId);
     if (invoice.status === 'draft') {
-      throw new OperationError(`invoice ${invoice.id} is a draft: issue it before recording a receipt`);
+      throw new OperationError({ key: 'refused.receipt_on_draft', params: { id: invoice.id } });
     }
-    if (invoice.status === 'cancelled') throw new OperationError(`invoice ${invoice.id} is cancelled`);
+    if (invoice.status === 'cancelled')
+      throw new OperationError({ key: 'refused.invoice_cancelled', params: { id: invoice.id } });
     const grandTotal = new Decimal(invoice.grandTotal ?? 0);
     const paid = new Decimal(invoice.paidAmount ?? 0);
     const remaining = grandTotal.minus(paid);
-    if (remaining.lte(0)) throw new OperationError(`invoice ${invoice.id} is already paid`);
+    if (remaining.lte(0))
+      throw new OperationError({ key: 'refused.invoice_paid', params: { id: invoice.id } });
     if (new Decimal(amount).gt(remaining)) {
-      throw new OperationError(
-        `amount ${amount} exceeds what remains to pay on invoice ${invoice.id} (${money(remaining)})`,
-      );
+      throw new OperationError({
+        key: 'refused.receipt_too_much',
+        params: { amount, id: invoice.id, remaining: money(remaining) },
+      });
     }
 
     const code = await nextDocumentCode(tx, invoice.companyId, FISCAL_SERIES.receipt, paymentDate);
@@ -402,7 +410,10 @@ export async function recordMovement(
 ): Promise<{ id: number; kind: MovementKind; amount: string }> {
   const { db } = context;
   if (!(MOVEMENT_KINDS as readonly string[]).includes(input.kind)) {
-    throw new OperationError(`kind must be one of ${MOVEMENT_KINDS.join(', ')}, got "${input.kind}"`);
+    throw new OperationError({
+      key: 'refused.movement_kind',
+      params: { kinds: MOVEMENT_KINDS.join(', '), value: input.kind },
+    });
   }
   const amount = parseAmount(input.amount);
   const paymentDate = input.date === undefined ? todayIn(context.timeZone) : parseDate(input.date);

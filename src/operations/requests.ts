@@ -336,9 +336,7 @@ export async function showRequest(context: ActingContext, requestId: string): Pr
     .orderBy(asc(requestLog.at))
     .limit(1);
   if (!found) {
-    throw new OperationError(
-      `request ${requestId} is not in the request log (requests of a known key are kept 30 days; the last second's may not be written yet)`,
-    );
+    throw new OperationError({ key: 'refused.request_not_logged', params: { id: requestId } });
   }
   const { row } = found;
   // A replay caused nothing itself: the events are those of the request that ran the write
@@ -601,14 +599,14 @@ export async function usageReport(context: ActingContext, query: UsageQuery): Pr
 function windowArg(raw: RawArgs): UsageWindow {
   const value = raw.window ?? '24h';
   if (typeof value === 'string' && Object.hasOwn(USAGE_WINDOWS, value)) return value as UsageWindow;
-  throw new ArgumentError(`window must be 24h, 7d or 30d, got "${String(value)}"`);
+  throw new ArgumentError({ key: 'arg.window', params: { value: String(value) } });
 }
 
 function errorCodeArg(raw: RawArgs): string | undefined {
   const value = raw.error;
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !/^[a-z][a-z0-9_]{0,63}$/.test(value.trim())) {
-    throw new ArgumentError('error must be an error code such as validation_failed');
+    throw new ArgumentError({ key: 'arg.error_code' });
   }
   return value.trim();
 }
@@ -636,16 +634,14 @@ function statusArg(raw: RawArgs): StatusFilter | undefined {
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text === 'string' && /^[1-5][0-9][0-9]$/.test(text)) return { exact: Number(text) };
   if (typeof text === 'string' && /^[1-5]xx$/i.test(text)) return { class: Number(text[0]) };
-  throw new ArgumentError(
-    `status must be a status such as 429 or a class such as 4xx or 5xx, got "${String(text)}"`,
-  );
+  throw new ArgumentError({ key: 'arg.status', params: { value: String(text) } });
 }
 
 function routeArg(raw: RawArgs): string | undefined {
   const value = raw.route;
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !/^\/?[A-Za-z0-9_/{}:-]{1,200}$/.test(value.trim())) {
-    throw new ArgumentError('route must be a path of the API such as /customers/{id}');
+    throw new ArgumentError({ key: 'arg.route' });
   }
   return routeTemplate(value);
 }
@@ -653,12 +649,12 @@ function routeArg(raw: RawArgs): string | undefined {
 /** A request id (`req_…`), or a W3C trace id (32 hex digits) that the partner's traceparent named. */
 function requestIdArg(raw: RawArgs): string {
   const value = raw.request_id;
-  if (typeof value !== 'string' || value.trim() === '') throw new ArgumentError('request id is required');
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new ArgumentError({ key: 'arg.required', params: { name: { key: 'arg.label.request_id' } } });
+  }
   const text = value.trim();
   if (!/^req_[0-9a-f]{24}$/.test(text) && !TRACE_ID.test(text)) {
-    throw new ArgumentError(
-      'request id must look like req_ and 24 hex digits (the X-Request-Id of an answer), or be a trace id (32 hex digits)',
-    );
+    throw new ArgumentError({ key: 'arg.request_id' });
   }
   return text;
 }
@@ -688,7 +684,7 @@ export const requestOperations = {
   }),
   'keys.usage': define({
     reads: true,
-    parse: (raw) => ({ id: idArg(raw, 'id', 'key id') }),
+    parse: (raw) => ({ id: idArg(raw, 'id', { key: 'arg.label.key_id' }) }),
     run: (context, args) => keyUsage(context, args.id),
   }),
   usage: define({

@@ -91,7 +91,7 @@ export async function createStaff(
     .select({ id: staffAccounts.id })
     .from(staffAccounts)
     .where(eq(staffAccounts.email, input.email));
-  if (taken) throw new OperationError(`a staff account with e-mail ${input.email} exists already`);
+  if (taken) throw new OperationError({ key: 'refused.staff_email_taken', params: { email: input.email } });
   const setup = newSetupToken();
   const [row] = await db
     .insert(staffAccounts)
@@ -149,7 +149,7 @@ export async function resetStaff(
   id: number,
 ): Promise<StaffWithSetupLink & { sessions_ended: number }> {
   const current = await requireStaff(context.db, id);
-  if (current.disabledAt) throw new OperationError(`staff account ${id} is disabled`);
+  if (current.disabledAt) throw new OperationError({ key: 'refused.staff_disabled', params: { id } });
   const setup = newSetupToken();
   const [row] = await context.db
     .update(staffAccounts)
@@ -163,7 +163,7 @@ export async function resetStaff(
     })
     .where(and(eq(staffAccounts.id, id), isNull(staffAccounts.disabledAt)))
     .returning();
-  if (!row) throw new OperationError(`staff account ${id} is disabled`);
+  if (!row) throw new OperationError({ key: 'refused.staff_disabled', params: { id } });
   return {
     ...withLink(row, setup.token, context.timeZone),
     sessions_ended: await endSessionsOf(context.db, id),
@@ -172,23 +172,22 @@ export async function resetStaff(
 
 function emailArg(raw: RawArgs): string {
   const email = textArg(raw, 'email').toLowerCase();
-  if (!EMAIL.test(email) || email.length > 254) throw new ArgumentError('email is not a valid address');
+  if (!EMAIL.test(email) || email.length > 254) throw new ArgumentError({ key: 'arg.email' });
   return email;
 }
 
+const MAX_STAFF_NAME = 200;
+
 function staffArgs(raw: RawArgs): CreateStaffInput {
   const role = choice<StaffRole>(raw, 'role', STAFF_ROLES);
-  if (!role) throw new ArgumentError(`role is required: one of ${STAFF_ROLES.join(', ')}`);
+  if (!role) throw new ArgumentError({ key: 'arg.staff_role', params: { roles: STAFF_ROLES.join(', ') } });
   const companyId = optionalCompany(raw);
   if ((role === 'partner') !== (companyId !== undefined)) {
-    throw new ArgumentError(
-      role === 'partner'
-        ? 'a partner account sees one company: give --company ID'
-        : '--company is only for --role partner (staff see every company)',
-    );
+    throw new ArgumentError({ key: role === 'partner' ? 'arg.partner_company' : 'arg.company_partner_only' });
   }
   const name = textArg(raw, 'name');
-  if (name.length > 200) throw new ArgumentError('name must be at most 200 characters');
+  if (name.length > MAX_STAFF_NAME)
+    throw new ArgumentError({ key: 'arg.name_length', params: { max: MAX_STAFF_NAME } });
   return { email: emailArg(raw), name, role, companyId };
 }
 
@@ -210,12 +209,12 @@ export const staffOperations = {
     run: async (context) => ({ staff: await listStaff(context) }),
   }),
   'staff.disable': define({
-    parse: (raw) => ({ id: idArg(raw, 'id', 'staff id') }),
+    parse: (raw) => ({ id: idArg(raw, 'id', { key: 'arg.label.staff_id' }) }),
     run: (context, args) => disableStaff(context, args.id),
     target: (args, result) => staffTarget(result, args.id),
   }),
   'staff.reset': define({
-    parse: (raw) => ({ id: idArg(raw, 'id', 'staff id') }),
+    parse: (raw) => ({ id: idArg(raw, 'id', { key: 'arg.label.staff_id' }) }),
     run: (context, args) => resetStaff(context, args.id),
     target: (args, result) => staffTarget(result, args.id),
   }),

@@ -18,15 +18,15 @@ export async function createTax(
   input: { companyId: number | null; name: string; rate: string },
 ): Promise<TaxSummary> {
   const name = input.name.trim();
-  if (!name) throw new OperationError('a tax needs a name');
+  if (!name) throw new OperationError({ key: 'refused.tax_name' });
   let rate: Decimal;
   try {
     rate = new Decimal(input.rate);
   } catch {
-    throw new OperationError(`rate must be a number, got "${input.rate}"`);
+    throw new OperationError({ key: 'refused.tax_rate_number', params: { value: input.rate } });
   }
   if (!rate.isFinite() || rate.lt(0) || rate.gt(100) || rate.decimalPlaces() > 4) {
-    throw new OperationError('rate must be a percentage from 0 to 100 with at most 4 decimal places');
+    throw new OperationError({ key: 'refused.tax_rate' });
   }
   if (input.companyId !== null) await requireCompany(db, input.companyId);
   const [row] = await db

@@ -6,6 +6,7 @@ import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { CompanyContext } from '../context.js';
 import { findCustomer } from '../customers/repository.js';
 import { customers, type InvoiceStatus, invoices, payments, products } from '../db/schema.js';
+import type { TextKey } from '../i18n/catalog.js';
 import { findInvoice } from '../invoices/repository.js';
 import { findPayment } from '../payments/repository.js';
 import { findProduct } from '../products/repository.js';
@@ -13,12 +14,12 @@ import type { EventType } from '../webhooks/event-types.js';
 import { OperationError } from './errors.js';
 
 /** The invoice statuses an event of each invoice type shows (the newest such invoice is sent). */
-const INVOICE_STATUSES_OF: Record<string, { statuses: InvoiceStatus[]; what: string }> = {
-  'invoice.created': { statuses: ['draft'], what: 'draft invoice' },
-  'invoice.issued': { statuses: ['unpaid', 'partially_paid', 'paid'], what: 'issued invoice' },
-  'invoice.partially_paid': { statuses: ['partially_paid'], what: 'partially paid invoice' },
-  'invoice.paid': { statuses: ['paid'], what: 'paid invoice' },
-  'invoice.cancelled': { statuses: ['cancelled'], what: 'cancelled invoice' },
+const INVOICE_STATUSES_OF: Record<string, { statuses: InvoiceStatus[]; what: TextKey }> = {
+  'invoice.created': { statuses: ['draft'], what: 'sample.draft_invoice' },
+  'invoice.issued': { statuses: ['unpaid', 'partially_paid', 'paid'], what: 'sample.issued_invoice' },
+  'invoice.partially_paid': { statuses: ['partially_paid'], what: 'sample.partially_paid_invoice' },
+  'invoice.paid': { statuses: ['paid'], what: 'sample.paid_invoice' },
+  'invoice.cancelled': { statuses: ['cancelled'], what: 'sample.cancelled_invoice' },
 };
 
 async function newestInvoice(context: CompanyContext, statuses: InvoiceStatus[]): Promise<object | null> {
@@ -71,17 +72,18 @@ async function newestProduct(context: CompanyContext): Promise<object | null> {
 /** The `data` of a sample `type` event of the context's company; refused when it has none. */
 export async function sampleData(context: CompanyContext, type: EventType): Promise<object> {
   const invoice = INVOICE_STATUSES_OF[type];
-  const [data, what] = invoice
+  const [data, what]: [object | null, TextKey] = invoice
     ? [await newestInvoice(context, invoice.statuses), invoice.what]
     : type === 'payment.created'
-      ? [await newestReceipt(context), 'receipt']
+      ? [await newestReceipt(context), 'sample.receipt']
       : type.startsWith('customer.')
-        ? [await newestCustomer(context), 'customer of its own']
-        : [await newestProduct(context), 'product'];
+        ? [await newestCustomer(context), 'sample.customer']
+        : [await newestProduct(context), 'sample.product'];
   if (!data) {
-    throw new OperationError(
-      `company ${context.companyId} has no ${what} to build a sample ${type} event from: choose another --type, or send a ping (no --type)`,
-    );
+    throw new OperationError({
+      key: 'refused.no_sample',
+      params: { id: context.companyId, what: { key: what }, type },
+    });
   }
   return data;
 }

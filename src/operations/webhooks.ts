@@ -6,6 +6,7 @@ import { eq, sql } from 'drizzle-orm';
 import { type ActingContext, forCompany } from '../context.js';
 import { type Database, queryRows, runInTransaction } from '../db/client.js';
 import { companies } from '../db/schema.js';
+import type { Message } from '../i18n/message.js';
 import { attemptDelivery, loadDelivery, saveOutcome } from '../webhooks/deliveries.js';
 import {
   createEndpoint,
@@ -38,10 +39,8 @@ const PING_HOLD_MS = 60_000;
  * server's own settings, read when it started, count; run by the command itself they decide the
  * endpoint's creation, but the server applies its own to every delivery anyway.
  */
-function whoseSetting(setup: OperationSetup): string {
-  return setup.runsIn === 'server'
-    ? 'this is the setting of the running server, read when it started: giving it to bin/invoicing changes nothing; set it for the server and restart it'
-    : 'the server delivers with its own setting: set it for the server too';
+function whoseSetting(setup: OperationSetup): Message {
+  return { key: setup.runsIn === 'server' ? 'refused.setting_of_server' : 'refused.setting_of_command' };
 }
 
 /** Runs a model call, turning its refusals into the operator's errors. */
@@ -50,21 +49,23 @@ async function refusing<T>(setup: OperationSetup, work: () => Promise<T>): Promi
     return await work();
   } catch (error) {
     if (error instanceof UnsafeUrl && /WEBHOOK_ALLOW_/.test(error.message)) {
-      throw new OperationError(`${error.message} (${whoseSetting(setup)})`);
+      throw new OperationError({
+        key: 'refused.webhook_setting',
+        params: { reason: error.text, whose: whoseSetting(setup) },
+      });
     }
-    if (error instanceof WebhookRefusal || error instanceof UnsafeUrl)
-      throw new OperationError(error.message);
+    if (error instanceof WebhookRefusal || error instanceof UnsafeUrl) throw new OperationError(error.text);
     throw error;
   }
 }
 
 /** `--events`: all, or known event types and families (an unknown one is a usage error). */
 function eventsArg(raw: RawArgs): string[] {
-  const listed = listArg(raw, 'events', 'events must be a comma-separated list, or all');
+  const listed = listArg(raw, 'events');
   try {
     return parseEventList(listed);
   } catch (error) {
-    if (error instanceof WebhookRefusal) throw new ArgumentError(error.message);
+    if (error instanceof WebhookRefusal) throw new ArgumentError(error.text);
     throw error;
   }
 }
@@ -72,10 +73,7 @@ function eventsArg(raw: RawArgs): string[] {
 /** `--url`: an absolute URL (whether it is one the server may call is judged when run). */
 function urlArg(raw: RawArgs): string {
   const url = textArg(raw, 'url');
-  if (!URL.canParse(url))
-    throw new ArgumentError(
-      `url must be an absolute URL such as https://erp.example.co.mz/webhooks, got "${url}"`,
-    );
+  if (!URL.canParse(url)) throw new ArgumentError({ key: 'arg.url', params: { value: url } });
   return url;
 }
 
@@ -84,7 +82,7 @@ function sampleTypeArg(raw: RawArgs): EventType | undefined {
   const type = raw.type;
   if (type === undefined) return undefined;
   if (typeof type !== 'string' || !isEventType(type.trim())) {
-    throw new ArgumentError(`type must be one event type: ${EVENT_TYPES.join(', ')}`);
+    throw new ArgumentError({ key: 'arg.event_type', params: { types: EVENT_TYPES.join(', ') } });
   }
   return type.trim() as EventType;
 }
@@ -98,13 +96,13 @@ function resendArgs(raw: RawArgs): ResendArgs {
   const until = optionalMoment(raw, 'until');
   if (raw.event !== undefined) {
     if (endpointId !== undefined || since !== undefined || until !== undefined) {
-      throw new ArgumentError('give either an EVENT_ID, or --endpoint ID --since TIME [--until TIME]');
+      throw new ArgumentError({ key: 'arg.resend_what' });
     }
     return { event: eventIdArg(raw) };
   }
-  if (endpointId === undefined) throw new ArgumentError('give an EVENT_ID, or --endpoint ID --since TIME');
-  if (since === undefined) throw new ArgumentError('since is required with --endpoint');
-  if (until !== undefined && !before(since, until)) throw new ArgumentError('until must be after since');
+  if (endpointId === undefined) throw new ArgumentError({ key: 'arg.resend_endpoint' });
+  if (since === undefined) throw new ArgumentError({ key: 'arg.since_with_endpoint' });
+  if (until !== undefined && !before(since, until)) throw new ArgumentError({ key: 'arg.until_after_since' });
   return { endpointId, since, until };
 }
 
@@ -130,8 +128,8 @@ async function instantOf(db: Database, moment: Moment, timeZone: string): Promis
 }
 
 function eventIdArg(raw: RawArgs): string {
-  const event = textArg(raw, 'event', 'event id');
-  if (!/^evt_[A-Za-z0-9]{1,64}$/.test(event)) throw new ArgumentError('event id must look like evt_...');
+  const event = textArg(raw, 'event', { key: 'arg.label.event_id' });
+  if (!/^evt_[A-Za-z0-9]{1,64}$/.test(event)) throw new ArgumentError({ key: 'arg.event_id' });
   return event;
 }
 
@@ -162,11 +160,9 @@ async function testEndpoint(
   const settings = setup.webhooks;
   const endpoint = await refusing(setup, () => requireEndpoint(db, endpointId));
   if (!endpoint.enabled)
-    throw new OperationError(`webhook endpoint ${endpointId} is disabled: enable it first`);
+    throw new OperationError({ key: 'refused.endpoint_disabled', params: { id: endpointId } });
   if (!(await partnerApiEnabled(db, endpoint.companyId))) {
-    throw new OperationError(
-      `the partner API of company ${endpoint.companyId} is disabled, and with it its webhooks: enable it first`,
-    );
+    throw new OperationError({ key: 'refused.partner_api_disabled', params: { id: endpoint.companyId } });
   }
   const { eventId, deliveryId } = await runInTransaction(db, async (tx) => {
     const company = forCompany({ ...context, db: tx, actor: TEST_ACTOR }, endpoint.companyId);
@@ -208,12 +204,12 @@ export const webhookOperations = {
     },
   }),
   'webhooks.disable': define({
-    parse: (raw) => ({ id: idArg(raw, 'id', 'endpoint id') }),
+    parse: (raw) => ({ id: idArg(raw, 'id', { key: 'arg.label.endpoint_id' }) }),
     run: (context, args, setup) =>
       refusing(setup, () => setEndpointEnabled(context, args.id, false, setup.webhooks)),
   }),
   'webhooks.enable': define({
-    parse: (raw) => ({ id: idArg(raw, 'id', 'endpoint id') }),
+    parse: (raw) => ({ id: idArg(raw, 'id', { key: 'arg.label.endpoint_id' }) }),
     run: async (context, args, setup) => {
       const endpoint = await refusing(setup, () =>
         setEndpointEnabled(context, args.id, true, setup.webhooks),
@@ -223,16 +219,16 @@ export const webhookOperations = {
     },
   }),
   'webhooks.rotate-secret': define({
-    parse: (raw) => ({ id: idArg(raw, 'id', 'endpoint id') }),
+    parse: (raw) => ({ id: idArg(raw, 'id', { key: 'arg.label.endpoint_id' }) }),
     run: (context, args, setup) => refusing(setup, () => rotateSecret(context, args.id)),
   }),
   'webhooks.update': define({
     parse: (raw) => {
-      const id = idArg(raw, 'id', 'endpoint id');
+      const id = idArg(raw, 'id', { key: 'arg.label.endpoint_id' });
       const events = raw.events === undefined ? undefined : eventsArg(raw);
       const url = raw.url === undefined ? undefined : urlArg(raw);
       if (events === undefined && url === undefined) {
-        throw new ArgumentError('nothing to change: give --events and/or --url');
+        throw new ArgumentError({ key: 'arg.nothing_to_change' });
       }
       return { id, events, url };
     },
@@ -241,7 +237,7 @@ export const webhookOperations = {
   }),
   'webhooks.test': define({
     ownTransactions: true,
-    parse: (raw) => ({ id: idArg(raw, 'id', 'endpoint id'), type: sampleTypeArg(raw) }),
+    parse: (raw) => ({ id: idArg(raw, 'id', { key: 'arg.label.endpoint_id' }), type: sampleTypeArg(raw) }),
     run: (context, args, setup) => testEndpoint(context, args.id, args.type, setup),
     // The endpoint and its company, so that the audit trail filtered by company shows the test.
     target: (args, result) => ({ type: 'webhook', id: args.id, company: result?.company_id ?? null }),
@@ -249,7 +245,7 @@ export const webhookOperations = {
   'webhooks.deliveries': define({
     reads: true,
     parse: (raw) => ({
-      id: idArg(raw, 'id', 'endpoint id'),
+      id: idArg(raw, 'id', { key: 'arg.label.endpoint_id' }),
       failedOnly: flag(raw, 'failed'),
       limit: limitArg(raw, 20),
     }),
@@ -268,7 +264,7 @@ export const webhookOperations = {
       }
       const since = await instantOf(context.db, args.since, context.timeZone);
       const until = args.until ? await instantOf(context.db, args.until, context.timeZone) : null;
-      if (until && until <= since) throw new ArgumentError('until must be after since');
+      if (until && until <= since) throw new ArgumentError({ key: 'arg.until_after_since' });
       const result = await refusing(setup, () => resendWindow(context, args.endpointId, { since, until }));
       wakeLocalWorkers();
       return result;

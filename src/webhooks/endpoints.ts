@@ -11,6 +11,7 @@ import type { ActingContext } from '../context.js';
 import { type Database, queryRows, runInTransaction } from '../db/client.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.js';
 import { formatTimestamp } from '../format.js';
+import { english, type Message } from '../i18n/message.js';
 import {
   ALL_EVENTS,
   EVENT_FAMILIES,
@@ -23,9 +24,15 @@ import { subscribesTo } from './events.js';
 import { newSecret } from './signer.js';
 import { checkEndpointUrl, type Resolver, systemResolver, type UrlPolicy } from './url-safety.js';
 
-/** A refusal of the operator's request, explained in its message. */
+/** A refusal of the operator's request: a catalog text, its English the message. */
 export class WebhookRefusal extends Error {
   override name = 'WebhookRefusal';
+  readonly text: Message;
+
+  constructor(text: Message) {
+    super(english(text));
+    this.text = text;
+  }
 }
 
 export const PREVIOUS_SECRET_HOURS = 24;
@@ -77,9 +84,14 @@ export function parseEventList(raw: string | readonly string[] | undefined): str
   if (list.length === 0 || list.includes('all') || list.includes(ALL_EVENTS)) return [ALL_EVENTS];
   const unknown = list.filter((entry) => !isEventType(entry) && !isEventFamilyPattern(entry));
   if (unknown.length > 0) {
-    throw new WebhookRefusal(
-      `unknown event type ${unknown.join(', ')}; valid: all, a family (${EVENT_FAMILIES.map((family) => `${family}.*`).join(', ')}) or a type (${EVENT_TYPES.join(', ')})`,
-    );
+    throw new WebhookRefusal({
+      key: 'webhook.unknown_events',
+      params: {
+        unknown: unknown.join(', '),
+        families: EVENT_FAMILIES.map((family) => `${family}.*`).join(', '),
+        types: EVENT_TYPES.join(', '),
+      },
+    });
   }
   return [...new Set(list)];
 }
@@ -188,7 +200,7 @@ export async function listEndpoints(
 
 export async function requireEndpoint(db: Database, id: number): Promise<EndpointRow> {
   const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
-  if (!row) throw new WebhookRefusal(`webhook endpoint ${id} does not exist`);
+  if (!row) throw new WebhookRefusal({ key: 'webhook.endpoint_missing', params: { id } });
   return row;
 }
 
@@ -215,7 +227,7 @@ export async function setEndpointEnabled(
     )
     .where(eq(webhookEndpoints.id, id))
     .returning();
-  if (!row) throw new WebhookRefusal(`webhook endpoint ${id} does not exist`);
+  if (!row) throw new WebhookRefusal({ key: 'webhook.endpoint_missing', params: { id } });
   return summaryOf(row, timeZone);
 }
 
@@ -242,7 +254,7 @@ export async function updateEndpoint(
     })
     .where(eq(webhookEndpoints.id, id))
     .returning();
-  if (!row) throw new WebhookRefusal(`webhook endpoint ${id} does not exist`);
+  if (!row) throw new WebhookRefusal({ key: 'webhook.endpoint_missing', params: { id } });
   return summaryOf(row, timeZone);
 }
 
@@ -276,7 +288,8 @@ export async function rotateSecret(
     })
     .where(eq(webhookEndpoints.id, id))
     .returning();
-  if (!row?.previousSecretExpiresAt) throw new WebhookRefusal(`webhook endpoint ${id} does not exist`);
+  if (!row?.previousSecretExpiresAt)
+    throw new WebhookRefusal({ key: 'webhook.endpoint_missing', params: { id } });
   return {
     id: row.id,
     secret,
@@ -404,7 +417,7 @@ export async function resendEvent(
 ): Promise<{ event_id: string; type: string; deliveries: { endpoint_id: number; delivery_id: number }[] }> {
   return runInTransaction(db, async (tx) => {
     const [event] = await tx.select().from(webhookEvents).where(eq(webhookEvents.publicId, publicId));
-    if (!event) throw new WebhookRefusal(`event ${publicId} does not exist`);
+    if (!event) throw new WebhookRefusal({ key: 'webhook.event_missing', params: { id: publicId } });
     const had = await tx
       .selectDistinct({ endpointId: webhookDeliveries.endpointId })
       .from(webhookDeliveries)
@@ -427,8 +440,11 @@ export async function resendEvent(
     if (endpoints.length === 0) {
       throw new WebhookRefusal(
         endpointIds.length === 0
-          ? `event ${publicId} was not addressed to any endpoint`
-          : `the endpoints of event ${publicId} (${endpointIds.join(', ')}) are disabled: enable one first`,
+          ? { key: 'webhook.event_unaddressed', params: { id: publicId } }
+          : {
+              key: 'webhook.event_endpoints_disabled',
+              params: { id: publicId, endpoints: endpointIds.join(', ') },
+            },
       );
     }
     const deliveries: { endpoint_id: number; delivery_id: number }[] = [];
@@ -494,7 +510,7 @@ export async function resendWindow(
   return runInTransaction(db, async (tx) => {
     const endpoint = await requireEndpoint(tx, endpointId);
     if (!endpoint.enabled) {
-      throw new WebhookRefusal(`webhook endpoint ${endpointId} is disabled: enable it first`);
+      throw new WebhookRefusal({ key: 'refused.endpoint_disabled', params: { id: endpointId } });
     }
     const events = await tx
       .select({ id: webhookEvents.id, publicId: webhookEvents.publicId, createdAt: webhookEvents.createdAt })

@@ -6,14 +6,22 @@
 // of node:http), so a name that later resolves somewhere private (DNS rebinding) is refused too.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { english, type Message } from '../i18n/message.js';
 
 export interface UrlPolicy {
   allowHttp: boolean;
   allowPrivate: boolean;
 }
 
+/** A URL refused: a catalog text (the operator's tools tell it in their language), its English the message. */
 export class UnsafeUrl extends Error {
   override name = 'UnsafeUrl';
+  readonly text: Message;
+
+  constructor(text: Message) {
+    super(english(text));
+    this.text = text;
+  }
 }
 
 export type AddressClass = 'public' | 'loopback' | 'private';
@@ -130,10 +138,10 @@ function embeddedIpv4(bytes: readonly number[]): { embedded: string } | 'private
 export function classifyAddress(address: string): AddressClass {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const family = isIP(bare);
-  if (family === 0) throw new UnsafeUrl(`not an IP address: ${address}`);
+  if (family === 0) throw new UnsafeUrl({ key: 'url.not_an_ip', params: { address } });
   if (family === 6) {
     const bytes = ipv6Bytes(bare);
-    if (!bytes) throw new UnsafeUrl(`not an IP address: ${address}`);
+    if (!bytes) throw new UnsafeUrl({ key: 'url.not_an_ip', params: { address } });
     const inner = embeddedIpv4(bytes);
     if (inner === 'private') return 'private';
     if (inner) return classifyAddress(inner.embedded);
@@ -154,37 +162,33 @@ function addressAllowed(kind: AddressClass, policy: UrlPolicy): boolean {
 export function checkAddress(address: string, protocol: string, policy: UrlPolicy): void {
   const kind = classifyAddress(address);
   if (protocol === 'http:' && kind !== 'loopback') {
-    throw new UnsafeUrl(
-      `plain http is accepted for loopback addresses only (WEBHOOK_ALLOW_HTTP), and ${address} is not one: use https`,
-    );
+    throw new UnsafeUrl({ key: 'url.http_not_loopback', params: { address } });
   }
   if (!addressAllowed(kind, policy)) {
-    throw new UnsafeUrl(
-      kind === 'loopback'
-        ? `${address} is a loopback address: refused unless WEBHOOK_ALLOW_HTTP or WEBHOOK_ALLOW_PRIVATE is true`
-        : `${address} is a private, link-local or reserved address: refused unless WEBHOOK_ALLOW_PRIVATE is true`,
-    );
+    throw new UnsafeUrl({ key: kind === 'loopback' ? 'url.loopback' : 'url.private', params: { address } });
   }
 }
 
 /** The URL's own form: https (or http when allowed), no user or password, a sane length. */
 export function parseEndpointUrl(raw: string, policy: UrlPolicy): URL {
-  if (raw.length > MAX_URL_LENGTH) throw new UnsafeUrl(`the URL is longer than ${MAX_URL_LENGTH} characters`);
+  if (raw.length > MAX_URL_LENGTH) {
+    throw new UnsafeUrl({ key: 'url.too_long', params: { max: MAX_URL_LENGTH } });
+  }
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UnsafeUrl(`not a valid URL: ${raw}`);
+    throw new UnsafeUrl({ key: 'url.invalid', params: { url: raw } });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UnsafeUrl('the URL must use https');
+    throw new UnsafeUrl({ key: 'url.https' });
   }
   if (url.protocol === 'http:' && !policy.allowHttp) {
-    throw new UnsafeUrl('the URL must use https (plain http only to loopback with WEBHOOK_ALLOW_HTTP=true)');
+    throw new UnsafeUrl({ key: 'url.https_unless_loopback' });
   }
-  if (url.username || url.password) throw new UnsafeUrl('the URL may not contain a user name or password');
-  if (url.hash) throw new UnsafeUrl('the URL may not contain a #fragment');
-  if (url.hostname === '') throw new UnsafeUrl('the URL has no host');
+  if (url.username || url.password) throw new UnsafeUrl({ key: 'url.credentials' });
+  if (url.hash) throw new UnsafeUrl({ key: 'url.fragment' });
+  if (url.hostname === '') throw new UnsafeUrl({ key: 'url.no_host' });
   return url;
 }
 
@@ -221,11 +225,12 @@ export async function checkEndpointUrl(
   try {
     addresses = await resolver(host);
   } catch (error) {
-    throw new UnsafeUrl(
-      `the host ${host} cannot be resolved (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
+    throw new UnsafeUrl({
+      key: 'url.unresolvable',
+      params: { host, code: (error as NodeJS.ErrnoException).code ?? 'error' },
+    });
   }
-  if (addresses.length === 0) throw new UnsafeUrl(`the host ${host} has no address`);
+  if (addresses.length === 0) throw new UnsafeUrl({ key: 'url.no_address', params: { host } });
   for (const { address } of addresses) checkAddress(address, url.protocol, policy);
   return url;
 }
@@ -243,7 +248,8 @@ export function safeLookup(
     resolver(hostname).then(
       (addresses) => {
         try {
-          if (addresses.length === 0) throw new UnsafeUrl(`the host ${hostname} has no address`);
+          if (addresses.length === 0)
+            throw new UnsafeUrl({ key: 'url.no_address', params: { host: hostname } });
           for (const { address } of addresses) checkAddress(address, protocol, policy);
         } catch (error) {
           callback(error as NodeJS.ErrnoException, '', 0);

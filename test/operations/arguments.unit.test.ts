@@ -13,7 +13,9 @@ import {
 import { ArgumentError } from '../../src/operations/errors.js';
 import { runInProcess } from '../helpers/cli.js';
 
-const NO_DATABASE = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+// The messages asserted are the English ones: they ask for English (Portuguese is the default; the
+// refusals in Portuguese are test/cli/refusals.unit.test.ts).
+const NO_DATABASE = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', INVOICING_LANG: 'en' };
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;

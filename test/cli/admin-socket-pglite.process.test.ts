@@ -92,7 +92,7 @@ describe.runIf(testStorage() === 'pglite')('the admin socket', { timeout: PROCES
     });
     await new Promise<void>((done) => fake.listen(socket, done));
     try {
-      const revoke = () => runCli(['keys', 'revoke', '1', '--json'], { DATA_DIR: dataDir });
+      const revoke = () => runCli(['keys', 'revoke', '1', '--json'], { ...EN, DATA_DIR: dataDir });
 
       chmodSync(socket, 0o666);
       const open = await revoke();

@@ -30,7 +30,7 @@ import {
 } from 'drizzle-orm';
 import { PgDialect, type PgTable, QueryBuilder } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { connectionOf, type Database, type PostgresStatements } from './client.js';
+import { connectionOf, type Database, type PostgresStatements, submitQuery } from './client.js';
 import { readCacheOf, VERSIONED_TABLES } from './read-cache.js';
 
 const dialect = new PgDialect();
@@ -57,6 +57,86 @@ const PG_TYPES = {
   getTypeParser: (typeId: number, format?: 'text' | 'binary') =>
     TEXT_TYPE_IDS.has(typeId) ? asText : pg.types.getTypeParser(typeId, format),
 } as pg.CustomTypesConfig;
+
+/** What a statement's row description sets up in pg's result: the fields and their parsers. */
+interface Description {
+  fields: unknown[];
+  _parsers: unknown[] | undefined;
+  _prebuiltEmptyResultObject: unknown;
+}
+
+/** The parts of node-postgres's Query (pg/lib/query.js, 8.x) that a described query uses. */
+interface DriverQuery {
+  name: string;
+  callback: unknown;
+  _result: Description;
+  _accumulateRows: unknown;
+  hasBeenParsed(connection: DriverConnection): boolean;
+  listeners(event: string): unknown[];
+}
+
+interface DriverConnection {
+  /** A prototype method of pg's Connection; set on the instance only while it is skipped. */
+  describe?: (message: object) => void;
+}
+
+const skipDescribe = () => {};
+
+/**
+ * The row description of each fixed statement, per driver connection (the statement is prepared
+ * per connection, and its columns never change while it exists: PostgreSQL fails the execution
+ * instead). A new connection (reconnection, failover) starts empty.
+ */
+const descriptions = new WeakMap<DriverConnection, Map<string, Description>>();
+
+/**
+ * A named prepared statement that asks the server for its row description once per connection:
+ * node-postgres asks on every execution and parses the answer again (a tenth of a single read's
+ * CPU). Later executions bind and execute only, with the description remembered; everything else
+ * (queueing, timeouts, errors, lost connections) is node-postgres's own.
+ */
+class DescribedQuery extends (pg.Query as unknown as new (config: object) => object) {
+  private describedOn: DriverConnection | undefined;
+
+  prepare(connection: DriverConnection): void {
+    const query = this as unknown as DriverQuery;
+    const description = descriptions.get(connection)?.get(query.name);
+    if (!description || !query.hasBeenParsed(connection)) {
+      this.describedOn = connection;
+      (pg.Query.prototype as unknown as { prepare(c: DriverConnection): void }).prepare.call(
+        this,
+        connection,
+      );
+      return;
+    }
+    // What handleRowDescription would have set up, from the remembered description; then
+    // node-postgres's own prepare (bind, execute, sync), without its Describe message.
+    Object.assign(query._result, description);
+    query._accumulateRows = query.callback || !query.listeners('row').length;
+    connection.describe = skipDescribe;
+    try {
+      (pg.Query.prototype as unknown as { prepare(c: DriverConnection): void }).prepare.call(
+        this,
+        connection,
+      );
+    } finally {
+      delete connection.describe;
+    }
+  }
+
+  handleRowDescription(message: unknown): void {
+    (pg.Query.prototype as unknown as { handleRowDescription(m: unknown): void }).handleRowDescription.call(
+      this,
+      message,
+    );
+    const connection = this.describedOn;
+    if (!connection) return;
+    const { fields, _parsers, _prebuiltEmptyResultObject } = (this as unknown as DriverQuery)._result;
+    const byName = descriptions.get(connection) ?? new Map<string, Description>();
+    descriptions.set(connection, byName);
+    byName.set((this as unknown as DriverQuery).name, { fields, _parsers, _prebuiltEmptyResultObject });
+  }
+}
 
 export interface FixedStatement {
   readonly name: string;
@@ -130,10 +210,14 @@ async function execute<Row>(
     if (connection.kind === 'postgres') {
       // The pool, or the transaction's own connection: parsed and planned once per connection.
       const client = connection.client as PostgresStatements;
-      rows = columns
-        ? ((await client.query({ name, text: query.sql, values: params, rowMode: 'array', types: PG_TYPES }))
-            .rows as unknown[] as unknown[][])
-        : ((await client.query({ name, text: query.sql, values: params, types: PG_TYPES })).rows as Row[]);
+      const described = new DescribedQuery({
+        name,
+        text: query.sql,
+        values: params,
+        types: PG_TYPES,
+        ...(columns ? { rowMode: 'array' } : {}),
+      });
+      rows = (await submitQuery(client, described)).rows as unknown[][] | Row[];
     } else {
       // A read by declaration is not counted as a write by the read cache.
       const client = read ? connection.reads : connection.client;

@@ -9,9 +9,16 @@ import {
   cpuPerRequestByComponent,
   KERNEL_SOCKET,
   readProfileOf,
+  type TimeWindow,
 } from '../lib/profile.js';
 import { fmtRange, type ProfileTable } from '../report.js';
-import type { MeasuredRun } from './throughput.js';
+
+/** What a measured round of the throughput group tells about a server (its MeasuredRun). */
+export interface ProfiledRun {
+  requests: number;
+  cpuUsPerRequest: number | null;
+  window: TimeWindow;
+}
 
 export interface ProfiledServer {
   /** Column title, e.g. "API" or "bare". */
@@ -20,14 +27,14 @@ export interface ProfiledServer {
   directory: string;
   pid: number;
   /** Its measured rounds (filled in by the throughput group). */
-  runs: MeasuredRun[];
+  runs: ProfiledRun[];
 }
 
 export const TOTAL = 'all of the process';
 export const OUTSIDE_KERNEL = 'all but the kernel socket writes';
 
 /** Per round, CPU µs per read by component, plus the total and the total outside the kernel's writes. */
-export function perRoundByComponent(profile: CpuProfile, runs: MeasuredRun[]): Map<string, number[]> {
+export function perRoundByComponent(profile: CpuProfile, runs: ProfiledRun[]): Map<string, number[]> {
   const rows = new Map<string, number[]>([...COMPONENTS, TOTAL, OUTSIDE_KERNEL].map((name) => [name, []]));
   for (const run of runs) {
     if (run.cpuUsPerRequest === null || run.requests === 0) continue;

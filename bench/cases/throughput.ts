@@ -6,7 +6,7 @@
 
 import { max, median, min, summary } from '../../scripts/lib/stats.js';
 import { cpuMs } from '../lib/cpu.js';
-import { nowUs, type Window } from '../lib/profile.js';
+import { nowUs, type TimeWindow } from '../lib/profile.js';
 import type { RunningServer } from '../lib/servers.js';
 import type { LoadResult, LoadSpec } from '../load/index.js';
 import { CLIENT_ACCEPT_ENCODING, READ_GOALS } from '../read-goals.js';
@@ -24,7 +24,7 @@ export interface Target {
  * One run of a target, with the server's CPU per request when its process is known, and when it ran
  * (on the clock of CPU profiles: the samples of this run are those inside its window).
  */
-export type MeasuredRun = LoadResult & { cpuUsPerRequest: number | null; window: Window };
+export type MeasuredRun = LoadResult & { cpuUsPerRequest: number | null; window: TimeWindow };
 
 /** The bare server's plain-query read: its paths start with this (bench/bare-server.ts). */
 export const BARE_PLAIN_PREFIX = '/plain';

@@ -157,7 +157,7 @@ export function classify(
 }
 
 /** A span of time on the monotonic clock, in microseconds (process.hrtime.bigint() / 1000). */
-export interface Window {
+export interface TimeWindow {
   startUs: number;
   endUs: number;
 }
@@ -172,7 +172,7 @@ export function nowUs(): number {
  */
 export function sampledTimeByComponent(
   profile: CpuProfile,
-  windows: readonly Window[],
+  windows: readonly TimeWindow[],
   rules: readonly ComponentRule[] = COMPONENT_RULES,
 ): Map<string, number> {
   const componentOf = new Map<number, string | null>();
@@ -201,7 +201,7 @@ export function sampledTimeByComponent(
  */
 export function cpuPerRequestByComponent(
   profile: CpuProfile,
-  windows: readonly Window[],
+  windows: readonly TimeWindow[],
   cpuUs: number,
   requests: number,
   rules: readonly ComponentRule[] = COMPONENT_RULES,

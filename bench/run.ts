@@ -330,7 +330,8 @@ async function main(): Promise<number> {
   closeConnections();
   // The servers write their CPU profiles as they exit.
   await stopAllChildren();
-  if (context.profiles) {
+  // (only the throughput group's rounds are profiled)
+  if (context.profiles && context.profiles.api.runs.length > 0) {
     const { api: apiProfile, bare: bareProfile, before: beforeProfile } = context.profiles;
     report.profile = profileTable(
       [apiProfile, ...(beforeProfile ? [beforeProfile] : []), bareProfile],

@@ -48,6 +48,19 @@ export function benchReadme(report: Report, meta: RunMeta, run: { command: strin
     '',
     report.table(),
     '',
+    ...(report.profile
+      ? [
+          `## ${report.profile.title}`,
+          '',
+          'From `--cpu-prof` of each server during the measured rounds of the throughput group: each',
+          "sample's own function is charged to a component by its script (bench/lib/profile.ts), and the",
+          "shares are scaled to the process's CPU of the same round (all threads, from /proc). Median of",
+          'the rounds, minimum and maximum in brackets.',
+          '',
+          report.profileMarkdown(),
+          '',
+        ]
+      : []),
   ];
   return lines.join('\n');
 }

@@ -28,8 +28,16 @@ export interface RunMeta {
   dataset: Record<string, unknown>;
 }
 
+/** CPU per read by component, one column per profiled server (`--profile`). */
+export interface ProfileTable {
+  title: string;
+  columns: string[];
+  rows: { component: string; values: string[] }[];
+}
+
 export class Report {
   readonly rows: ResultRow[] = [];
+  profile: ProfileTable | undefined;
 
   add(row: ResultRow): void {
     this.rows.push(row);
@@ -56,6 +64,19 @@ export class Report {
       .join('\n');
   }
 
+  profileMarkdown(): string {
+    if (!this.profile) return '';
+    const { columns, rows } = this.profile;
+    const header = ['CPU µs per read', ...columns];
+    return [
+      header,
+      header.map((_, index) => (index === 0 ? '---' : '---:')),
+      ...rows.map((row) => [row.component, ...row.values]),
+    ]
+      .map((cells) => `| ${cells.join(' | ')} |`)
+      .join('\n');
+  }
+
   summaryLine(): string {
     const judged = this.rows.filter((row) => row.pass !== null);
     const passed = judged.filter((row) => row.pass).length;
@@ -65,7 +86,7 @@ export class Report {
   writeJson(path: string, meta: RunMeta): void {
     writeFileSync(
       path,
-      `${JSON.stringify({ ...meta, summary: this.summaryLine(), results: this.rows }, null, 2)}\n`,
+      `${JSON.stringify({ ...meta, summary: this.summaryLine(), results: this.rows, profile: this.profile }, null, 2)}\n`,
     );
   }
 }

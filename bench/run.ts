@@ -3,7 +3,7 @@
 // node:http + pg yardstick, runs the case groups, prints one table and writes
 // bench/results/latest.json and the page of the latest run, bench/README.md.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { parseOptions, positiveInteger } from '../scripts/lib/args.js';
 import { installCleanup, stopAllChildren } from '../scripts/lib/children.js';
 import { repoRoot } from '../scripts/lib/repo.js';
@@ -13,6 +13,7 @@ import { runDeepPages } from './cases/deep.js';
 import { runLists } from './cases/lists.js';
 import { memoryRow } from './cases/memory.js';
 import { runPglite } from './cases/pglite.js';
+import { type ProfiledServer, profileTable } from './cases/profile.js';
 import { runRequestLog } from './cases/request-log.js';
 import { REQUEST_LOG_ROWS, runRequestLogScale } from './cases/request-log-scale.js';
 import { runThroughput } from './cases/throughput.js';
@@ -21,13 +22,14 @@ import { runWalk } from './cases/walk.js';
 import { runWrites } from './cases/writes.js';
 import { ensureDataset } from './dataset/ensure.js';
 import { DEFAULT_INVOICES } from './dataset/sizes.js';
+import { prepareBefore } from './lib/before.js';
 import { closeConnections } from './lib/http.js';
 import { createKey, invoicing } from './lib/invoicing-cli.js';
 import { describeMachine } from './lib/machine.js';
 import { benchDir, ensureDir, resultsDir } from './lib/paths.js';
 import { queryRows, withClient } from './lib/postgres.js';
 import { readMemory, sampleRss } from './lib/rss.js';
-import { describeApiServer, startApiServer, startBareServer } from './lib/servers.js';
+import { cpuProfileArgs, describeApiServer, startApiServer, startBareServer } from './lib/servers.js';
 import { chooseLoadTool } from './load/index.js';
 import { READ_GOALS } from './read-goals.js';
 import { writeBenchReadme, writeRequestLogSection } from './readme.js';
@@ -50,7 +52,10 @@ const RUNNERS: Record<(typeof GROUPS)[number], (context: BenchContext) => Promis
   'request-log': runRequestLog,
   tracing: runTracing,
   compression: runCompression,
-  lists: runLists,
+  lists: async (context) => {
+    await runLists(context);
+    if (context.before) await runLists(context, true);
+  },
   deep: runDeepPages,
   writes: runWrites,
   walk: runWalk,
@@ -79,6 +84,10 @@ const USAGE = `usage: npm run bench -- [options]
   --walk-max-minutes M  shorten the walk the same way once it has run M minutes (default 20)
   --rounds R --seconds S --connections C --threads T   throughput settings (5, 10, 32, 2)
   --tool wrk|autocannon force a load generator (default: wrk when on PATH)
+  --profile             record the servers with --cpu-prof: CPU per read by component in the
+                        throughput group (profiles in bench/results/profiles/)
+  --before REF          also run the API of git ref REF (built once in its own work tree), side by
+                        side with this code: throughput rows, its profile, its cold list maxima
   --strict              exit 1 when a goal is not met`;
 
 function readOptions(): RunOptions & { fresh: boolean; tool?: string; strict: boolean } {
@@ -99,6 +108,8 @@ function readOptions(): RunOptions & { fresh: boolean; tool?: string; strict: bo
       threads: { type: 'string' },
       tool: { type: 'string' },
       strict: { type: 'boolean' },
+      profile: { type: 'boolean' },
+      before: { type: 'string' },
     },
     USAGE,
   );
@@ -132,6 +143,8 @@ function readOptions(): RunOptions & { fresh: boolean; tool?: string; strict: bo
     walkPages: text('walk-pages') ? positiveInteger(text('walk-pages'), '--walk-pages', 0) : quick ? 20 : 0,
     walkMaxMinutes: positiveInteger(text('walk-max-minutes'), '--walk-max-minutes', 20),
     pgliteCustomers: 5000,
+    profile: Boolean(values.profile),
+    before: text('before'),
     tool: text('tool'),
     strict: Boolean(values.strict),
   };
@@ -221,9 +234,43 @@ async function main(): Promise<number> {
 
   const tool = await chooseLoadTool(options.tool);
   log(`Load generator: ${tool.name}`);
-  const bare = await startBareServer(dataset.url, dataset.mainCompany, `${resultsDir}/bare-server.log`);
-  const api = await startApiServer('API on PostgreSQL', target, `${resultsDir}/api-postgres.log`);
+  const checkout = options.before ? prepareBefore(options.before, log) : undefined;
+  const profileDir = (name: string) => {
+    const directory = `${resultsDir}/profiles/${name}`;
+    rmSync(directory, { recursive: true, force: true });
+    return ensureDir(directory);
+  };
+  const nodeArgs = (name: string) => (options.profile ? cpuProfileArgs(profileDir(name)) : []);
+  const bare = await startBareServer(dataset.url, dataset.mainCompany, `${resultsDir}/bare-server.log`, {
+    nodeArgs: nodeArgs('bare'),
+  });
+  const api = await startApiServer(
+    'API on PostgreSQL',
+    target,
+    `${resultsDir}/api-postgres.log`,
+    {},
+    {
+      nodeArgs: nodeArgs('api'),
+    },
+  );
   log(`API ${api.url} (pid ${api.pid}), bare ${bare.url} (pid ${bare.pid})`);
+  const beforeApi =
+    checkout &&
+    (await startApiServer(
+      `API before (${checkout.ref})`,
+      target,
+      `${resultsDir}/api-postgres-before.log`,
+      {},
+      { nodeArgs: nodeArgs('api-before'), root: checkout.root },
+    ));
+  if (beforeApi)
+    log(`API before (${checkout.ref}, ${checkout.commit}) ${beforeApi.url} (pid ${beforeApi.pid})`);
+  const profiled = (label: string, name: string, pid: number): ProfiledServer => ({
+    label,
+    directory: `${resultsDir}/profiles/${name}`,
+    pid,
+    runs: [],
+  });
   const report = new Report();
   const context: BenchContext = {
     options,
@@ -236,6 +283,17 @@ async function main(): Promise<number> {
     customerIdsFile,
     report,
     log,
+    before: checkout && beforeApi ? { checkout, api: beforeApi } : undefined,
+    profiles: options.profile
+      ? {
+          api: profiled('API', 'api', api.pid),
+          bare: profiled('bare', 'bare', bare.pid),
+          before:
+            checkout && beforeApi
+              ? profiled(`API before (${checkout.commit})`, 'api-before', beforeApi.pid)
+              : undefined,
+        }
+      : undefined,
   };
   const apiRss = sampleRss(api.pid);
   const started = Date.now();
@@ -270,7 +328,17 @@ async function main(): Promise<number> {
     );
   }
   closeConnections();
+  // The servers write their CPU profiles as they exit.
   await stopAllChildren();
+  // (only the throughput group's rounds are profiled)
+  if (context.profiles && context.profiles.api.runs.length > 0) {
+    const { api: apiProfile, bare: bareProfile, before: beforeProfile } = context.profiles;
+    report.profile = profileTable(
+      [apiProfile, ...(beforeProfile ? [beforeProfile] : []), bareProfile],
+      'Where a read’s CPU goes (GET /customers/{id}, `--profile`)',
+    );
+    log(`\n${report.profileMarkdown()}`);
+  }
 
   const meta: RunMeta = {
     date: new Date().toISOString(),

@@ -6,7 +6,7 @@ import { GOALS } from '../goals.js';
 import { getJson } from '../lib/http.js';
 import { queryRows } from '../lib/postgres.js';
 import { fmt, fmtRange } from '../report.js';
-import { API_PREFIX, type BenchContext, bearer } from './context.js';
+import { API_PREFIX, type BenchContext, bearer, beforeCase } from './context.js';
 import { countSql, type ListCase, listCases, pathOf } from './list-cases.js';
 import { listParams } from './list-params.js';
 
@@ -28,11 +28,9 @@ export async function expectedTotal(context: BenchContext, listCase: ListCase): 
 export async function getList(
   context: BenchContext,
   path: string,
+  serverUrl = context.api.url,
 ): Promise<{ answer: ListAnswer; ms: number }> {
-  const response = await getJson<ListAnswer>(
-    `${context.api.url}${API_PREFIX}${path}`,
-    bearer(context.readKey),
-  );
+  const response = await getJson<ListAnswer>(`${serverUrl}${API_PREFIX}${path}`, bearer(context.readKey));
   if (response.status !== 200 || !response.json.pagination) {
     throw new Error(
       `GET ${path} answered ${response.status}: ${JSON.stringify(response.json).slice(0, 300)}`,
@@ -57,10 +55,14 @@ async function forgetRememberedTotals(context: BenchContext): Promise<void> {
 
 /**
  * Per case, two rows: the first request of the query (each sample right after the company's data
- * version moved), and the same request repeated (its total remembered).
+ * version moved), and the same request repeated (its total remembered). Then one row of the cold
+ * list maxima: how many first requests took more than the repeated page's goal, and the slowest.
+ * `before`: the code before's API instead (`--before`), its cold list maxima only.
  */
-export async function runLists(context: BenchContext): Promise<void> {
+export async function runLists(context: BenchContext, before = false): Promise<void> {
   const params = await listParams(context.dataset.url, context.dataset.mainCompany);
+  const server = before && context.before ? context.before.api : context.api;
+  const cold: { label: string; ms: number }[] = [];
   for (const listCase of listCases(params)) {
     const path = pathOf(listCase.resource, listCase.query);
     const expected = await expectedTotal(context, listCase);
@@ -68,13 +70,15 @@ export async function runLists(context: BenchContext): Promise<void> {
     const first: number[] = [];
     for (let i = 0; i < context.options.samples; i++) {
       await forgetRememberedTotals(context);
-      const { answer, ms } = await getList(context, path);
+      const { answer, ms } = await getList(context, path, server.url);
       totals.add(answer.pagination.total);
       first.push(ms);
     }
+    cold.push(...first.map((ms) => ({ label: `GET /${listCase.resource} ${listCase.label}`, ms })));
+    if (before) continue;
     const repeated: number[] = [];
     for (let i = 0; i < context.options.samples; i++) {
-      const { answer, ms } = await getList(context, path);
+      const { answer, ms } = await getList(context, path, server.url);
       totals.add(answer.pagination.total);
       repeated.push(ms);
     }
@@ -100,4 +104,23 @@ export async function runLists(context: BenchContext): Promise<void> {
       });
     }
   }
+  coldListRow(context, cold, before);
+}
+
+/** The cold list maxima: first requests of page 1 over the repeated page's goal, and the slowest three. */
+function coldListRow(context: BenchContext, cold: { label: string; ms: number }[], before: boolean): void {
+  const over = cold.filter((sample) => sample.ms > GOALS.listPage1Ms);
+  const slowest = [...cold].sort((a, b) => b.ms - a.ms).slice(0, 3);
+  const caseName = 'Lists, page 1, first requests: the cold maxima';
+  context.report.add({
+    group: 'lists',
+    case: before ? beforeCase(context, caseName) : caseName,
+    metric: `first requests over ${GOALS.listPage1Ms} ms`,
+    api: `${over.length} of ${cold.length}`,
+    bare: '-',
+    ratio: `slowest: ${slowest.map((sample) => `${sample.label} ${fmt(sample.ms)} ms`).join('; ')}`,
+    goal: '-',
+    pass: null,
+    details: { over },
+  });
 }

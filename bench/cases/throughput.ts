@@ -6,11 +6,12 @@
 
 import { max, median, min, summary } from '../../scripts/lib/stats.js';
 import { cpuMs } from '../lib/cpu.js';
+import { nowUs, type TimeWindow } from '../lib/profile.js';
 import type { RunningServer } from '../lib/servers.js';
 import type { LoadResult, LoadSpec } from '../load/index.js';
 import { CLIENT_ACCEPT_ENCODING, READ_GOALS } from '../read-goals.js';
 import { fmt, fmtRange } from '../report.js';
-import { API_PREFIX, type BenchContext, bearer } from './context.js';
+import { API_PREFIX, type BenchContext, bearer, beforeCase } from './context.js';
 
 export interface Target {
   label: string;
@@ -19,8 +20,11 @@ export interface Target {
   pid?: number;
 }
 
-/** One run of a target, with the server's CPU per request when its process is known. */
-export type MeasuredRun = LoadResult & { cpuUsPerRequest: number | null };
+/**
+ * One run of a target, with the server's CPU per request when its process is known, and when it ran
+ * (on the clock of CPU profiles: the samples of this run are those inside its window).
+ */
+export type MeasuredRun = LoadResult & { cpuUsPerRequest: number | null; window: TimeWindow };
 
 /** The bare server's plain-query read: its paths start with this (bench/bare-server.ts). */
 export const BARE_PLAIN_PREFIX = '/plain';
@@ -59,10 +63,12 @@ export async function interleaved(
   for (let round = 1; round <= options.rounds; round++) {
     for (const target of targets) {
       const cpuBefore = target.pid === undefined ? 0 : cpuMs(target.pid);
+      const startUs = nowUs();
       const load = await tool.run(target.spec);
+      const window = { startUs, endUs: nowUs() };
       const cpuUsPerRequest =
         target.pid === undefined ? null : ((cpuMs(target.pid) - cpuBefore) * 1000) / load.requests;
-      const result = { ...load, cpuUsPerRequest };
+      const result = { ...load, cpuUsPerRequest, window };
       results.get(target.label)!.push(result);
       log(
         `  round ${round}/${options.rounds} ${target.label}: ${fmt(result.requestsPerSecond)} req/s, p50 ${fmt(result.p50Ms, 2)} ms, p99 ${fmt(result.p99Ms, 2)} ms${result.failures ? `, ${result.failures} FAILED` : ''}`,
@@ -84,13 +90,14 @@ export function failuresOf(...runs: LoadResult[][]): number {
   return runs.flat().reduce((sum, run) => sum + run.failures, 0);
 }
 
-/** The req/s row of one API target against the bare runs of the same rounds. */
+/** The req/s row of one API target against the bare runs of the same rounds; goal: null for the code before. */
 export function throughputRow(
   context: BenchContext,
   caseName: string,
   api: LoadResult[],
   bare: LoadResult[],
   goal: number,
+  judged = true,
 ): void {
   const perRound = ratios(api, bare, (result) => result.requestsPerSecond);
   const failures = failuresOf(api, bare);
@@ -102,50 +109,46 @@ export function throughputRow(
     bare: fmt(median(bare.map((result) => result.requestsPerSecond)), 0),
     ratio: `${median(perRound).toFixed(2)}x (${min(perRound).toFixed(2)}–${max(perRound).toFixed(2)})`,
     goal: `≥ ${goal.toFixed(2)}x`,
-    pass: failures === 0 && median(perRound) >= goal,
+    pass: judged ? failures === 0 && median(perRound) >= goal : null,
     details: { perRoundRatio: perRound, api, bare, failures },
   });
 }
 
-export async function runThroughput(context: BenchContext): Promise<void> {
-  const { api, bare, readKey, customerIdsFile, options } = context;
-  const bareSpec = customerReadTarget(context, bare, '', customerIdsFile, readKey);
-  const plainSpec = customerReadTarget(context, bare, BARE_PLAIN_PREFIX, customerIdsFile, readKey);
-  const apiSpec = customerReadTarget(context, api, API_PREFIX, customerIdsFile, readKey);
-  const pingSpec: LoadSpec = { ...apiSpec, path: `${API_PREFIX}/ping`, idsFile: undefined };
-  const results = await interleaved(context, [
-    { label: 'bare prepared', spec: bareSpec, pid: bare.pid },
-    { label: 'bare plain query', spec: plainSpec },
-    { label: 'api customers/{id}', spec: apiSpec, pid: api.pid },
-    { label: 'api ping', spec: pingSpec },
-  ]);
-  const bareRuns = results.get('bare prepared')!;
-  const plainRuns = results.get('bare plain query')!;
-  const apiRuns = results.get('api customers/{id}')!;
-  const pingRuns = results.get('api ping')!;
-
+/**
+ * The rows of one API (this code's, or with `named` the code before's, informative only): reads
+ * against the bare prepared statement (req/s, p99, p50, CPU per read) and /ping.
+ */
+function apiRows(
+  context: BenchContext,
+  apiRuns: MeasuredRun[],
+  pingRuns: MeasuredRun[],
+  bareRuns: MeasuredRun[],
+  named: (caseName: string) => string,
+  judged: boolean,
+): void {
   throughputRow(
     context,
-    'GET /customers/{id} (vs bare prepared statement)',
+    named('GET /customers/{id} (vs bare prepared statement)'),
     apiRuns,
     bareRuns,
     READ_GOALS.customerReadRatio,
+    judged,
   );
   const p99Ratios = ratios(apiRuns, bareRuns, (result) => result.p99Ms);
   context.report.add({
     group: 'throughput',
-    case: 'GET /customers/{id}',
+    case: named('GET /customers/{id}'),
     metric: 'p99 ms',
     api: fmtRange(summary(apiRuns.map((result) => result.p99Ms)), 2),
     bare: fmt(median(bareRuns.map((result) => result.p99Ms)), 2),
     ratio: `${median(p99Ratios).toFixed(2)}x (${min(p99Ratios).toFixed(2)}–${max(p99Ratios).toFixed(2)})`,
     goal: `≤ ${READ_GOALS.customerReadP99Ratio.toFixed(1)}x`,
-    pass: median(p99Ratios) <= READ_GOALS.customerReadP99Ratio,
+    pass: judged ? median(p99Ratios) <= READ_GOALS.customerReadP99Ratio : null,
     details: { perRoundRatio: p99Ratios },
   });
   context.report.add({
     group: 'throughput',
-    case: 'GET /customers/{id}',
+    case: named('GET /customers/{id}'),
     metric: 'p50 ms',
     api: fmt(median(apiRuns.map((result) => result.p50Ms)), 2),
     bare: fmt(median(bareRuns.map((result) => result.p50Ms)), 2),
@@ -159,7 +162,7 @@ export async function runThroughput(context: BenchContext): Promise<void> {
   const bareCpu = bareRuns.map((run) => run.cpuUsPerRequest!);
   context.report.add({
     group: 'throughput',
-    case: 'GET /customers/{id}',
+    case: named('GET /customers/{id}'),
     metric: 'server CPU µs per read',
     api: fmtRange(summary(apiCpu), 0),
     bare: fmtRange(summary(bareCpu), 0),
@@ -170,11 +173,59 @@ export async function runThroughput(context: BenchContext): Promise<void> {
   });
   throughputRow(
     context,
-    'GET /ping (vs bare prepared customer read)',
+    named('GET /ping (vs bare prepared customer read)'),
     pingRuns,
     bareRuns,
     READ_GOALS.pingRatio,
+    judged,
   );
+}
+
+export async function runThroughput(context: BenchContext): Promise<void> {
+  const { api, bare, readKey, customerIdsFile, options, before, profiles } = context;
+  const bareSpec = customerReadTarget(context, bare, '', customerIdsFile, readKey);
+  const plainSpec = customerReadTarget(context, bare, BARE_PLAIN_PREFIX, customerIdsFile, readKey);
+  const apiSpec = customerReadTarget(context, api, API_PREFIX, customerIdsFile, readKey);
+  const pingSpec: LoadSpec = { ...apiSpec, path: `${API_PREFIX}/ping`, idsFile: undefined };
+  const beforeSpec = before && customerReadTarget(context, before.api, API_PREFIX, customerIdsFile, readKey);
+  const results = await interleaved(context, [
+    { label: 'bare prepared', spec: bareSpec, pid: bare.pid },
+    { label: 'bare plain query', spec: plainSpec },
+    { label: 'api customers/{id}', spec: apiSpec, pid: api.pid },
+    ...(before && beforeSpec
+      ? [{ label: 'api before customers/{id}', spec: beforeSpec, pid: before.api.pid }]
+      : []),
+    { label: 'api ping', spec: pingSpec },
+    ...(beforeSpec
+      ? [
+          {
+            label: 'api before ping',
+            spec: { ...beforeSpec, path: `${API_PREFIX}/ping`, idsFile: undefined },
+          },
+        ]
+      : []),
+  ]);
+  const bareRuns = results.get('bare prepared')!;
+  const plainRuns = results.get('bare plain query')!;
+  const apiRuns = results.get('api customers/{id}')!;
+  const pingRuns = results.get('api ping')!;
+
+  apiRows(context, apiRuns, pingRuns, bareRuns, (caseName) => caseName, true);
+  if (before) {
+    apiRows(
+      context,
+      results.get('api before customers/{id}')!,
+      results.get('api before ping')!,
+      bareRuns,
+      (caseName) => beforeCase(context, caseName),
+      false,
+    );
+  }
+  if (profiles) {
+    profiles.api.runs.push(...apiRuns);
+    profiles.bare.runs.push(...bareRuns);
+    profiles.before?.runs.push(...(results.get('api before customers/{id}') ?? []));
+  }
   const plainRatios = ratios(apiRuns, plainRuns, (result) => result.requestsPerSecond);
   context.report.add({
     group: 'throughput',

@@ -50,14 +50,29 @@ async function waitForReadyLine(
   return Promise.race([ready, exited, timeout]);
 }
 
+/**
+ * How a server's process is launched: Node's own options (e.g. `--cpu-prof`), and for the API the
+ * checkout it runs from (another commit's work tree, `--before`).
+ */
+export interface Launch {
+  nodeArgs?: string[];
+  root?: string;
+}
+
+/** Node's options that record a CPU profile of the main thread into `directory` when it exits. */
+export function cpuProfileArgs(directory: string): string[] {
+  return ['--cpu-prof', `--cpu-prof-dir=${directory}`];
+}
+
 async function start(
   name: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   logFile: string,
+  cwd = repoRoot,
 ): Promise<RunningServer> {
   const log = openSync(logFile, 'w');
-  const child = startChild(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', log] });
+  const child = startChild(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', log] });
   closeSync(log);
   try {
     const ready = await waitForReadyLine(child, name);
@@ -83,6 +98,7 @@ export function startApiServer(
   target: CliTarget,
   logFile: string,
   settings: NodeJS.ProcessEnv = {},
+  launch: Launch = {},
 ): Promise<RunningServer> {
   const env = {
     ...storageEnv(target),
@@ -96,16 +112,27 @@ export function startApiServer(
     LOG_LEVEL: 'info',
     REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     NODE_OPTIONS: SERVER_NODE_OPTIONS,
+    // The bench stops its servers at once: no load balancer to drain for, and a server killed
+    // after the grace time would write no CPU profile.
+    SHUTDOWN_DRAIN_MS: '0',
     ...settings,
   };
-  return start(name, [invoicingBin, 'serve', '--json'], env, logFile);
+  const root = launch.root ?? repoRoot;
+  const bin = launch.root ? `${launch.root}/bin/invoicing` : invoicingBin;
+  return start(name, [...(launch.nodeArgs ?? []), bin, 'serve', '--json'], env, logFile, root);
 }
 
 export function startBareServer(
   databaseUrl: string,
   companyId: number,
   logFile: string,
+  launch: Pick<Launch, 'nodeArgs'> = {},
 ): Promise<RunningServer> {
   const env = { ...process.env, DATABASE_URL: databaseUrl, COMPANY_ID: String(companyId), PORT: '0' };
-  return start('bare node:http + pg', ['--import', 'tsx', `${benchDir}bare-server.ts`], env, logFile);
+  return start(
+    'bare node:http + pg',
+    [...(launch.nodeArgs ?? []), '--import', 'tsx', `${benchDir}bare-server.ts`],
+    env,
+    logFile,
+  );
 }

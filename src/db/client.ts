@@ -290,6 +290,33 @@ export class TransactionConnection {
       throw error;
     }
   }
+
+  /** A node-postgres query object (a Submittable), answered through its callback. */
+  async submit(query: object): Promise<pg.QueryResult> {
+    try {
+      return await submitTo(this.client, query);
+    } catch (error) {
+      if (!this.lost && describeDatabaseError(error).dropConnection) this.lost = error as Error;
+      throw error;
+    }
+  }
+}
+
+/** pg's Client and Pool take a query object with a callback as the last argument, as for text. */
+function submitTo(client: pg.Pool | pg.PoolClient, query: object): Promise<pg.QueryResult> {
+  return new Promise((resolve, reject) => {
+    (
+      client.query as (query: object, callback: (error: Error | null, result: pg.QueryResult) => void) => void
+    ).call(client, query, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+/**
+ * Runs a node-postgres query object (src/db/prepared.ts's described statements) on the pool or on
+ * a transaction's connection, as `query` runs a query's text and values.
+ */
+export function submitQuery(client: PostgresStatements, query: object): Promise<pg.QueryResult> {
+  return client instanceof TransactionConnection ? client.submit(query) : submitTo(client as pg.Pool, query);
 }
 
 async function inSavepoint<T>(connection: Connection, work: (tx: Database) => Promise<T>): Promise<T> {

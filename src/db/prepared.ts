@@ -19,6 +19,7 @@
 // columns expect). Drizzle's layers around a query (tracing spans, its query cache, a new
 // prepared-query object per call) were a third of a single read's database time.
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import {
   type Column,
   DrizzleQueryError,
@@ -30,7 +31,7 @@ import {
 } from 'drizzle-orm';
 import { PgDialect, type PgTable, QueryBuilder } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { connectionOf, type Database, type PostgresStatements } from './client.js';
+import { connectionOf, type Database, type PostgresStatements, submitQuery } from './client.js';
 import { readCacheOf, VERSIONED_TABLES } from './read-cache.js';
 
 const dialect = new PgDialect();
@@ -57,6 +58,141 @@ const PG_TYPES = {
   getTypeParser: (typeId: number, format?: 'text' | 'binary') =>
     TEXT_TYPE_IDS.has(typeId) ? asText : pg.types.getTypeParser(typeId, format),
 } as pg.CustomTypesConfig;
+
+/** node-postgres's own conversion of a value for the wire (what its queries, and pg-cursor's, bind). */
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
+  prepareValue(value: unknown): unknown;
+};
+
+/** A statement's columns, as its row description gave them once, and each one's parser. */
+interface Description {
+  fields: pg.FieldDef[];
+  names: string[];
+  parsers: ((text: string) => unknown)[];
+}
+
+/**
+ * The side of node-postgres's connection a query object talks to (the Submittable contract, as
+ * pg-cursor uses it): the extended protocol's messages, and the statements it has parsed.
+ */
+interface DriverConnection {
+  stream: { cork?(): void; uncork?(): void };
+  parsedStatements: Record<string, string | undefined>;
+  parse(message: { text: string; name: string; types: number[] }): void;
+  bind(message: { statement: string; values: unknown[]; valueMapper(value: unknown): unknown }): void;
+  describe(message: { type: 'P'; name: string }): void;
+  execute(message: { portal: string }): void;
+  sync(): void;
+}
+
+/**
+ * The row description of each fixed statement, per driver connection: the statement is prepared
+ * per connection, and its columns do not change while it exists (PostgreSQL fails an execution
+ * instead). A new connection (reconnection, failover) starts empty.
+ */
+const descriptions = new WeakMap<DriverConnection, Map<string, Description>>();
+
+type Answer = (error: Error | null, result?: { rows: unknown[] }) => void;
+
+/**
+ * A named prepared statement run as a node-postgres query object (a Submittable): it asks the
+ * server for the row description once per connection, where node-postgres's Query asks, parses
+ * and sets it up again on every execution (a tenth of a single read's CPU). The pool, the queue,
+ * query timeouts and lost connections stay node-postgres's; the messages and values are the ones
+ * its Query sends (bind through its own prepareValue).
+ */
+class DescribedStatement {
+  private description: Description | undefined;
+  private connection: DriverConnection | undefined;
+  private readonly rows: unknown[] = [];
+  private failure: Error | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly text: string,
+    private readonly values: unknown[],
+    private readonly asArrays: boolean,
+    public callback?: Answer,
+  ) {}
+
+  submit(connection: DriverConnection): void {
+    this.connection = connection;
+    this.description = descriptions.get(connection)?.get(this.name);
+    // One write for all the messages, as node-postgres does.
+    connection.stream.cork?.();
+    try {
+      if (connection.parsedStatements[this.name] === undefined) {
+        connection.parse({ text: this.text, name: this.name, types: [] });
+      }
+      connection.bind({ statement: this.name, values: this.values, valueMapper: prepareValue });
+      if (!this.description) connection.describe({ type: 'P', name: '' });
+      connection.execute({ portal: '' });
+      connection.sync();
+    } finally {
+      connection.stream.uncork?.();
+    }
+  }
+
+  handleRowDescription(message: { fields: pg.FieldDef[] }): void {
+    const { fields } = message;
+    const description = {
+      fields,
+      names: fields.map((field) => field.name),
+      parsers: fields.map(
+        (field) => PG_TYPES.getTypeParser(field.dataTypeID, 'text') as (text: string) => unknown,
+      ),
+    };
+    this.description = description;
+    const connection = this.connection!;
+    const byName = descriptions.get(connection) ?? new Map<string, Description>();
+    descriptions.set(connection, byName);
+    byName.set(this.name, description);
+  }
+
+  handleDataRow(message: { fields: (string | null)[] }): void {
+    if (this.failure) return;
+    const { parsers, names } = this.description!;
+    try {
+      const values = message.fields.map((text, index) => (text === null ? null : parsers[index]!(text)));
+      if (this.asArrays) {
+        this.rows.push(values);
+      } else {
+        const row: Record<string, unknown> = {};
+        for (let index = 0; index < names.length; index++) row[names[index]!] = values[index];
+        this.rows.push(row);
+      }
+    } catch (error) {
+      // As node-postgres: the rest of the answer is read, then the query fails.
+      this.failure = error as Error;
+    }
+  }
+
+  handleCommandComplete(): void {}
+
+  handleEmptyQuery(): void {}
+
+  handlePortalSuspended(): void {}
+
+  handleError(error: Error): void {
+    const callback = this.callback;
+    this.callback = undefined;
+    callback?.(this.failure ?? error);
+  }
+
+  handleReadyForQuery(): void {
+    if (this.failure) {
+      this.handleError(this.failure);
+      return;
+    }
+    const callback = this.callback;
+    this.callback = undefined;
+    callback?.(null, { rows: this.rows });
+  }
+
+  handleCopyInResponse(): void {}
+
+  handleCopyData(): void {}
+}
 
 export interface FixedStatement {
   readonly name: string;
@@ -130,10 +266,8 @@ async function execute<Row>(
     if (connection.kind === 'postgres') {
       // The pool, or the transaction's own connection: parsed and planned once per connection.
       const client = connection.client as PostgresStatements;
-      rows = columns
-        ? ((await client.query({ name, text: query.sql, values: params, rowMode: 'array', types: PG_TYPES }))
-            .rows as unknown[] as unknown[][])
-        : ((await client.query({ name, text: query.sql, values: params, types: PG_TYPES })).rows as Row[]);
+      const described = new DescribedStatement(name, query.sql, params, columns !== undefined);
+      rows = (await submitQuery(client, described)).rows as unknown[][] | Row[];
     } else {
       // A read by declaration is not counted as a write by the read cache.
       const client = read ? connection.reads : connection.client;

@@ -19,8 +19,13 @@ const SECRET_PARAMETER = /([?&;][^=&#;]*(?:key|token|secret|passw|signature|auth
  * (`?api_key=svc_sk_...`) or a path is never written to a log line.
  */
 export function maskSecrets(text: string): string {
+  // Nothing to mask without a query-like separator or "svc" (most request lines, every message).
+  if (!MAYBE_SECRET.test(text)) return text;
   return text.replace(SECRET_PARAMETER, '$1***').replace(API_KEY_TEXT, 'svc_sk_***');
 }
+
+/** Where either pattern above could match: a separator of parameters, or "svc" in any case. */
+const MAYBE_SECRET = /[?&;]|svc/i;
 
 function maskedError(error: Error): ReturnType<typeof pino.stdSerializers.err> {
   const serialized = pino.stdSerializers.err(error);
@@ -37,7 +42,9 @@ const MASKING = {
   formatters: {
     log(object: Record<string, unknown>): Record<string, unknown> {
       if (typeof object.url !== 'string') return object;
-      return { ...object, url: maskSecrets(object.url) };
+      const url = maskSecrets(object.url);
+      // A copy only when something was masked: the same line either way.
+      return url === object.url ? object : { ...object, url };
     },
   },
   serializers: {
@@ -61,10 +68,17 @@ const MASKING = {
   },
   hooks: {
     logMethod(this: unknown, args: unknown[], method: (...args: unknown[]) => void): void {
-      method.apply(
-        this,
-        args.map((arg) => (typeof arg === 'string' ? maskSecrets(arg) : arg)),
-      );
+      // A copy of the arguments only when a string among them was masked.
+      let masked: unknown[] | undefined;
+      for (let index = 0; index < args.length; index++) {
+        const arg = args[index];
+        if (typeof arg !== 'string') continue;
+        const text = maskSecrets(arg);
+        if (text === arg) continue;
+        masked ??= [...args];
+        masked[index] = text;
+      }
+      method.apply(this, masked ?? args);
     },
   },
 };

@@ -122,4 +122,37 @@ describe(`prepared statements (${testStorage()})`, () => {
     expect(await runFixed(db, byName, { name: 'Interior' })).toHaveLength(0);
     expect(await runFixed(db, byName, { name: 'Interior Guardado' })).toHaveLength(1);
   });
+
+  it('repeated on one connection (its row description remembered), the rows, types and failures stay the same', async () => {
+    const { db } = database.handle;
+    const [created] = await db
+      .insert(companies)
+      .values({ name: 'Repetida, Lda', nuit: '400333444' })
+      .returning();
+    const byId = fixedTableRead(companies, eq(companies.id, sql.placeholder('id')));
+    const raw = fixedStatement(
+      sql`select id, name, created_at, null::text as nothing from ${companies} where id = ${sql.placeholder('id')}`,
+    );
+    // One transaction: the same connection every time, so the later executions reuse the first's description.
+    await runInTransaction(db, async (tx) => {
+      for (let round = 0; round < 3; round++) {
+        expect(await runFixed(tx, byId, { id: created?.id })).toEqual([created]);
+        const [row] = await runFixed<Record<string, unknown>>(tx, raw, { id: created?.id });
+        expect(row).toEqual({
+          id: created?.id,
+          name: 'Repetida, Lda',
+          created_at: expect.any(String),
+          nothing: null,
+        });
+        expect(await runFixed(tx, byId, { id: -1 })).toEqual([]);
+      }
+    });
+    // On the pool too, however its connections are handed out, and a bad value still fails as before.
+    for (let round = 0; round < 6; round++) {
+      expect(await runFixed(db, byId, { id: created?.id })).toEqual([created]);
+    }
+    const failure = await runFixed(db, byId, { id: 'not a number' }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DrizzleQueryError);
+    expect(await runFixed(db, byId, { id: created?.id })).toEqual([created]);
+  });
 });

@@ -73,6 +73,20 @@ describe('bench/README.md', () => {
     expect(page).toContain('| memory | MB | 152 | - | 152 MB | ≤ 200 MB | pass |');
   });
 
+  it('with --profile, shows the CPU per read by component for each server', () => {
+    const withProfile = report();
+    withProfile.profile = {
+      title: 'Where a read’s CPU goes',
+      columns: ['API', 'bare'],
+      rows: [{ component: 'database driver', values: ['29.0 (28.1–30.2)', '16.0 (15.5–16.4)'] }],
+    };
+    const page = benchReadme(withProfile, meta(false), run);
+    expect(page).toContain('## Where a read’s CPU goes');
+    expect(page).toContain('| CPU µs per read | API | bare |');
+    expect(page).toContain('| database driver | 29.0 (28.1–30.2) | 16.0 (15.5–16.4) |');
+    expect(benchReadme(report(), meta(false), run)).not.toContain('CPU µs per read');
+  });
+
   it('a full run is not called a quick one', () => {
     expect(benchReadme(report(), meta(false), run)).not.toContain('quick run');
   });

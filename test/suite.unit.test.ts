@@ -17,7 +17,8 @@ function testFiles(dir: string): string[] {
 }
 
 /** What starts one of the service's own processes (test/helpers/cli.ts, server-process.ts, ...). */
-const STARTS_PROCESS = /\b(startServe|startServerProcess|runCli|cliJson|startTill|connectStdio|spawn)\(/;
+const STARTS_PROCESS =
+  /\b(startServe|startServerProcess|runCli|cliJson|startTill|connectStdio|startHttpMcp|spawn)\(/;
 
 /** What a file uses when it needs the storage of its project (a fresh database, a server on it). */
 const USES_STORAGE =

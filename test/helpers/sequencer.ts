@@ -9,7 +9,7 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const STARTS_PROCESS =
-  /startServe\(|startServerProcess\(|runCli\(|cliJson\(|startTill\(|connectStdio\(|chromium\.launch\(/g;
+  /startServe\(|startServerProcess\(|runCli\(|cliJson\(|startTill\(|connectStdio\(|startHttpMcp\(|chromium\.launch\(/g;
 
 /** A file's estimated cost: each process it starts outweighs any length of text. */
 function estimate(file: string): number {

@@ -53,6 +53,21 @@ export interface FailedEntry {
   error: EntryError;
 }
 
+/** The same `ref` was enqueued before with another body: refused, nothing written. */
+export class RefConflictError extends Error {
+  override readonly name = 'RefConflictError';
+  constructor(
+    readonly ref: string,
+    /** The local id of the entry already held for `ref`. */
+    readonly localId: string,
+  ) {
+    super(
+      `a referência ${JSON.stringify(ref)} já está na fila (entrada ${localId}) com outro pedido: ` +
+        'a mesma referência só se repete com o mesmo método, caminho e corpo',
+    );
+  }
+}
+
 export type EntryState = 'pending' | 'done' | 'failed' | 'discarded';
 
 /** The server's refusal of an entry (or the queue's own, for `dependency_failed` and `unverifiable`). */

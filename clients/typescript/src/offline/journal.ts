@@ -5,20 +5,9 @@
 // never half applied. The first record holds a salted hash of the API key the store was made with.
 // Node 20 has neither node:sqlite nor flock, hence a file and a lock file.
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  chmod,
-  type FileHandle,
-  link,
-  mkdir,
-  open,
-  readFile,
-  rename,
-  stat,
-  truncate,
-  unlink,
-} from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import type { JournalRecord } from './entries.js';
+import { chmod, type FileHandle, link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Entries, type JournalRecord } from './entries.js';
 
 type Header = Extract<JournalRecord, { t: 'open' }>;
 
@@ -40,11 +29,6 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 const checksum = (text: string): string => sha256(text).slice(0, 16);
 const encode = (records: object[]): string =>
   records.map((record) => `${checksum(JSON.stringify(record))} ${JSON.stringify(record)}\n`).join('');
-const missing = (error: NodeJS.ErrnoException): null => {
-  if (error.code === 'ENOENT') return null;
-  throw error;
-};
-
 /** The valid records of a journal's bytes, and the length of that valid prefix. */
 export function decodeRecords(data: Buffer): { records: unknown[]; validBytes: number } {
   const records: unknown[] = [];
@@ -86,7 +70,13 @@ async function create(file: string): Promise<boolean> {
 }
 
 const ownerOf = (file: string): Promise<number | null> =>
-  readFile(file, 'utf8').then((pid) => Number.parseInt(pid, 10), missing);
+  readFile(file, 'utf8').then(
+    (pid) => Number.parseInt(pid, 10),
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    },
+  );
 
 function alive(pid: number): boolean {
   try {
@@ -101,18 +91,21 @@ function alive(pid: number): boolean {
  * till was killed) is taken over, through a second exclusive file, so that two processes never
  * both take one stale lock; a live one refuses the open.
  */
-async function lock(directory: string): Promise<string> {
+async function lock(directory: string): Promise<void> {
   const file = join(directory, 'lock');
   const guard = `${file}.takeover`;
   for (let round = 0; round < 20; round++) {
-    if (await create(file)) return file;
+    if (await create(file)) return;
     const owner = await ownerOf(file);
     if (owner === null) continue; // released meanwhile
     if (alive(owner)) throw new StoreLockedError(directory, owner);
     if (await create(guard)) {
-      // Still the same dead owner? Then its lock is moved away; ours is made on the next round.
-      if ((await ownerOf(file)) === owner) await rename(file, `${file}.stale`).catch(() => undefined);
-      await unlink(guard).catch(() => undefined);
+      try {
+        // Still the same dead owner? Then its lock is moved away; ours is made on the next round.
+        if ((await ownerOf(file)) === owner) await rename(file, `${file}.stale`).catch(() => undefined);
+      } finally {
+        await unlink(guard).catch(() => undefined);
+      }
       continue;
     }
     // A guard left by a process killed during its takeover is old after 10 s.
@@ -126,76 +119,86 @@ async function lock(directory: string): Promise<string> {
   throw new Error(`não foi possível obter o bloqueio da fila em ${directory}`);
 }
 
+/** The store opened: its journal file (appended to and synced) and the entries it replays to. */
 export class Journal {
+  readonly entries = new Entries();
+  /** Records in the file, the header among them. */
+  private count = 0;
+
   private constructor(
-    private readonly file: string,
-    private readonly lockFile: string,
+    private readonly directory: string,
     private handle: FileHandle,
     private readonly header: Header,
-    /** Records in the file, the header among them. */
-    public count: number,
   ) {}
 
-  /** Opens (or makes) the store at `directory` for `apiKey`: its records, a torn tail cut off. */
-  static async open(directory: string, apiKey: string, now: number) {
+  /** Opens (or makes) the store at `directory` for `apiKey`, a torn tail cut off. */
+  static async open(directory: string, apiKey: string, now: number): Promise<Journal> {
     await mkdir(directory, { recursive: true, mode: 0o700 });
-    await chmod(directory, 0o700); // also a folder made looser before, or by hand
-    const lockFile = await lock(directory);
+    await chmod(directory, 0o700); // also a store made looser before, or by hand
+    await lock(directory);
+    let handle: FileHandle | undefined;
     try {
-      const file = join(directory, 'journal.log');
-      const data = await readFile(file).catch(missing);
-      const { records, validBytes } = decodeRecords(data ?? Buffer.alloc(0));
-      if (data && validBytes < data.length) await truncate(file, validBytes);
-      const handle = await open(file, 'a', 0o600);
-      await chmod(file, 0o600);
+      handle = await open(join(directory, 'journal.log'), 'a+', 0o600);
+      await handle.chmod(0o600);
+      const data = await handle.readFile();
+      const { records, validBytes } = decodeRecords(data);
+      if (validBytes < data.length) await handle.truncate(validBytes);
       await handle.sync();
       const salt = randomBytes(16).toString('hex');
       const made: Header = { t: 'open', v: 1, salt, key_hash: sha256(salt + apiKey), at: now };
       const first = records[0] as JournalRecord | undefined;
       const header = first?.t === 'open' ? first : made;
-      if (sha256(header.salt + apiKey) !== header.key_hash) {
-        await handle.close();
+      if (sha256(header.salt + apiKey) !== header.key_hash)
         throw new StoreKeyMismatchError(
           `a fila em ${directory} foi criada com outra chave: use uma fila por caixa e por chave`,
         );
-      }
-      const journal = new Journal(file, lockFile, handle, header, records.length);
-      if (header === made) {
-        await journal.append(made);
-        if (data === null) await synced(directory); // the new file's name on disk too
-      }
-      return { journal, records: records as JournalRecord[] };
+      const journal = new Journal(directory, handle, header);
+      for (const record of records) journal.entries.apply(record as JournalRecord);
+      journal.count = records.length;
+      if (header === made) await journal.append(made);
+      if (data.length === 0) await synced(directory); // the new file's name on disk too
+      return journal;
     } catch (error) {
-      await unlock(lockFile);
+      await handle?.close();
+      await unlock(directory);
       throw error;
     }
   }
 
+  /** Writes `record` and syncs it, then applies it to the entries. */
   async append(record: JournalRecord): Promise<void> {
     await this.handle.write(encode([record]));
     await this.handle.sync();
     this.count++;
+    this.entries.apply(record);
   }
 
   /**
-   * Replaces the journal by its header and `records`: written aside and synced, then renamed over
-   * it and the directory synced. A kill before the rename leaves the old journal whole; after, the new.
+   * Rewrites the journal as it is now (header, then the entries compacted) once that drops `after`
+   * records or more: written aside and synced, then renamed over it and the directory synced. A
+   * kill before the rename leaves the old journal whole; after it, the new one.
    */
-  async rewrite(records: JournalRecord[]): Promise<void> {
-    await synced(`${this.file}.compacting`, encode([this.header, ...records]));
-    await rename(`${this.file}.compacting`, this.file);
-    await synced(dirname(this.file));
+  async compact(after: number): Promise<void> {
+    // Each entry keeps a record at least: most flushes stop here, without walking the history.
+    if (this.count - 1 - this.entries.byId.size < after) return;
+    const records = [this.header, ...this.entries.compacted()];
+    if (this.count - records.length < after) return;
+    const file = join(this.directory, 'journal.log');
+    await synced(`${file}.compacting`, encode(records));
+    await rename(`${file}.compacting`, file);
+    await synced(this.directory);
     await this.handle.close();
-    this.handle = await open(this.file, 'a', 0o600);
-    this.count = records.length + 1;
+    this.handle = await open(file, 'a', 0o600);
+    this.count = records.length;
   }
 
   async close(): Promise<void> {
     await this.handle.close();
-    await unlock(this.lockFile);
+    await unlock(this.directory);
   }
 }
 
-async function unlock(file: string): Promise<void> {
+async function unlock(directory: string): Promise<void> {
+  const file = join(directory, 'lock');
   if ((await ownerOf(file)) === process.pid) await unlink(file).catch(() => undefined);
 }

@@ -16,36 +16,21 @@ import { PartnerApiError, PartnerApiNetworkError } from '../errors.js';
 import { retryable } from '../transport.js';
 import { encodeBody, isLocalId, lookUp, putIds } from './body.js';
 import type * as T from './entries.js';
-import { Entries, type Entry, type EntryError, type JournalRecord } from './entries.js';
+import { RefConflictError } from './entries.js';
 import { Journal } from './journal.js';
 
 const HOUR_MS = 60 * 60 * 1000;
-type Invoice = { reference?: unknown } | null;
 const iso = (ms: number): string => new Date(ms).toISOString();
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 function refOf(ref: unknown): string | undefined {
-  if (ref !== undefined && ref !== null && (typeof ref !== 'string' || ref.length === 0 || ref.length > 200))
+  if (ref === undefined || ref === null) return undefined;
+  if (typeof ref !== 'string' || ref.length === 0 || ref.length > 200)
     throw new TypeError('ref: um texto de 1 a 200 caracteres');
-  return (ref ?? undefined) as string | undefined;
-}
-
-/** The same `ref` was enqueued before with another body: refused, nothing written. */
-export class RefConflictError extends Error {
-  override readonly name = 'RefConflictError';
-  constructor(
-    readonly ref: string,
-    /** The local id of the entry already held for `ref`. */
-    readonly localId: string,
-  ) {
-    super(
-      `a referência ${JSON.stringify(ref)} já está na fila (entrada ${localId}) com outro pedido: ` +
-        'a mesma referência só se repete com o mesmo método, caminho e corpo',
-    );
-  }
+  return ref;
 }
 
 export class OfflineQueue {
-  private readonly entries = new Entries();
   private serial: Promise<unknown> = Promise.resolve();
   private flushing: Promise<T.FlushResult> | null = null;
   private closed = false;
@@ -53,6 +38,7 @@ export class OfflineQueue {
   private constructor(
     private readonly options: T.OfflineQueueOptions,
     private readonly journal: Journal,
+    private readonly entries: T.Entries,
     private readonly api: PartnerApi,
     private readonly now: () => number,
   ) {}
@@ -61,10 +47,8 @@ export class OfflineQueue {
   static async open(options: T.OfflineQueueOptions): Promise<OfflineQueue> {
     const api = new PartnerApi(options); // its checks of the options, before anything is made on disk
     const now = options.now ?? Date.now;
-    const { journal, records } = await Journal.open(options.path, options.apiKey, now());
-    const queue = new OfflineQueue(options, journal, api, now);
-    for (const record of records) queue.entries.apply(record);
-    return queue;
+    const journal = await Journal.open(options.path, options.apiKey, now());
+    return new OfflineQueue(options, journal, journal.entries, api, now);
   }
 
   /**
@@ -76,39 +60,33 @@ export class OfflineQueue {
    * same `ref` and the same body, the entry already held is returned, never a second one; with
    * another body it is refused (`RefConflictError`). Without `ref`, each call is a new entry.
    */
-  enqueue(
-    method: 'POST' | 'PUT',
-    path: string,
-    body: object,
-    options: T.EnqueueOptions = {},
-  ): Promise<string> {
+  enqueue(method: 'POST' | 'PUT', path: string, body: object, options?: T.EnqueueOptions): Promise<string> {
     return this.exclusive(async () => {
       const ref = refOf(options?.ref);
       // What a repeat must match: the call as the till made it (before the queue's reference).
-      const call = ref && `${method} ${path}\n${encodeBody(method, path, body).body}`;
-      const ref_digest = call && createHash('sha256').update(call).digest('hex');
+      const ref_digest = ref && sha256(`${method} ${path}\n${encodeBody(method, path, body).body}`);
       const held = ref === undefined ? undefined : this.entries.byRef.get(ref);
       if (held && held.ref_digest !== ref_digest) throw new RefConflictError(ref!, held.id);
       if (held) return held.id;
-      const bare = method === 'POST' && path === '/invoices' && ((body as Invoice)?.reference ?? '') === '';
+      const reference = (body as { reference?: unknown } | null)?.reference ?? '';
+      const bare = method === 'POST' && path === '/invoices' && reference === '';
       const encoded = encodeBody(method, path, bare ? { ...body, reference: `fila-${randomUUID()}` } : body);
       for (const local of encoded.waits_for) {
         const creation = this.entries.byId.get(local);
         if (creation?.method !== 'POST' || creation.state === 'discarded')
           throw new TypeError(`{ $local: ${local} } não é uma criação desta fila`);
       }
-      const id = randomUUID();
-      await this.append({
-        t: 'enqueue',
-        id,
+      const entry = {
+        id: randomUUID(),
         path,
         key: randomUUID(),
         at: this.now(),
         ref,
         ref_digest,
         ...encoded,
-      });
-      return id;
+      };
+      await this.journal.append({ t: 'enqueue', ...entry });
+      return entry.id;
     });
   }
 
@@ -155,10 +133,9 @@ export class OfflineQueue {
   async failed(): Promise<T.FailedEntry[]> {
     return this.entries
       .ordered()
-      .filter((entry) => entry.state === 'failed')
-      .map(({ id, method, path, body, at, error }) => {
-        return { local_id: id, method, path, body, enqueued_at: iso(at), error: error! };
-      });
+      .flatMap(({ id, method, path, body, at, state, error }) =>
+        state === 'failed' ? [{ local_id: id, method, path, body, enqueued_at: iso(at), error: error! }] : [],
+      );
   }
 
   /**
@@ -169,25 +146,20 @@ export class OfflineQueue {
   resend(localId: string, body?: object): Promise<void> {
     return this.exclusive(async () => {
       const entry = this.failedEntry(localId, 'reenvia');
-      const { body: text, waits_for } =
-        body === undefined ? entry : encodeBody(entry.method, entry.path, body);
+      const changed = body === undefined ? entry : encodeBody(entry.method, entry.path, body);
       const dependants = this.entries
         .ordered()
-        .filter((e) => e.state === 'failed' && e.error?.depends_on === entry.id);
-      for (const again of [{ id: entry.id, body: text, waits_for }, ...dependants])
-        await this.append({
-          t: 'resend',
-          id: again.id,
-          key: randomUUID(),
-          body: again.body,
-          waits_for: again.waits_for,
-        });
+        .filter((other) => other.state === 'failed' && other.error?.depends_on === entry.id);
+      for (const { id, body: text, waits_for } of [{ ...changed, id: entry.id }, ...dependants])
+        await this.journal.append({ t: 'resend', id, key: randomUUID(), body: text, waits_for });
     });
   }
 
   /** Gives a failed entry up for good (entries that name it stay failed). */
   discard(localId: string): Promise<void> {
-    return this.exclusive(() => this.append({ t: 'discard', id: this.failedEntry(localId, 'descarta').id }));
+    return this.exclusive(() =>
+      this.journal.append({ t: 'discard', id: this.failedEntry(localId, 'descarta').id }),
+    );
   }
 
   /** Waits for a flush in progress, then releases the store. */
@@ -200,13 +172,13 @@ export class OfflineQueue {
     });
   }
 
-  private entry(localId: string): Entry {
+  private entry(localId: string): T.Entry {
     const entry = isLocalId(localId) ? this.entries.byId.get(localId) : undefined;
     if (!entry) throw new TypeError(`${localId}: não é uma entrada desta fila`);
     return entry;
   }
 
-  private failedEntry(localId: string, verb: string): Entry {
+  private failedEntry(localId: string, verb: string): T.Entry {
     const entry = this.entry(localId);
     if (entry.state !== 'failed') throw new TypeError(`${localId}: só uma entrada falhada se ${verb}`);
     return entry;
@@ -222,14 +194,9 @@ export class OfflineQueue {
     return run;
   }
 
-  private async append(record: JournalRecord): Promise<void> {
-    await this.journal.append(record);
-    this.entries.apply(record);
-  }
-
   /** A journal write of the flush, in line with enqueue's. */
-  private write(record: JournalRecord): Promise<void> {
-    return this.exclusive(() => this.append(record));
+  private write(record: T.JournalRecord): Promise<void> {
+    return this.exclusive(() => this.journal.append(record));
   }
 
   private async sendAll(): Promise<T.FlushResult> {
@@ -247,29 +214,17 @@ export class OfflineQueue {
       }
     }
     result.pending = this.entries.pending.size;
-    // Rewritten as it is now once it holds `compactAfter` records a rewrite drops (the header stays).
-    const enough = (kept: number) => this.journal.count - 1 - kept >= (this.options.compactAfter ?? 10_000);
-    await this.exclusive(async () => {
-      if (!enough(this.entries.byId.size)) return; // each entry keeps one record at least
-      const records = this.entries.compacted();
-      if (enough(records.length)) await this.journal.rewrite(records);
-    });
+    await this.exclusive(() => this.journal.compact(this.options.compactAfter ?? 10_000));
     return result;
   }
 
   /** Sends one entry to the end: 'sent', 'found' (existed already) or 'failed'. */
-  private async sendOne(entry: Entry): Promise<'sent' | 'found' | 'failed'> {
+  private async sendOne(entry: T.Entry): Promise<'sent' | 'found' | 'failed'> {
     const { id, method, path } = entry;
     for (const local of entry.waits_for) {
       if (this.entries.byId.get(local)?.state === 'done') continue;
       const message = `espera pela entrada ${local}, que não foi criada`;
-      return this.fail(id, {
-        status: null,
-        code: 'dependency_failed',
-        message,
-        request_id: null,
-        depends_on: local,
-      });
+      return this.fail(id, { code: 'dependency_failed', message, depends_on: local });
     }
     const serverId = (local: string) => this.entries.byId.get(local)!.server_id!;
     if (entry.waits_for.length > 0) await this.write({ t: 'body', id, body: putIds(entry.body, serverId) });
@@ -278,8 +233,7 @@ export class OfflineQueue {
       if (method === 'POST') {
         const since = iso(first - (this.options.lookupSkewMs ?? HOUR_MS));
         const found = await lookUp(this.api, path, entry.body, since);
-        if (typeof found === 'string')
-          return this.fail(id, { status: null, code: 'unverifiable', message: found, request_id: null });
+        if (typeof found === 'string') return this.fail(id, { code: 'unverifiable', message: found });
         if (found !== null) {
           await this.write({ t: 'done', id, server_id: found, found: true });
           return 'found';
@@ -301,8 +255,9 @@ export class OfflineQueue {
     }
   }
 
-  private async fail(id: string, error: EntryError): Promise<'failed'> {
-    await this.write({ t: 'failed', id, error });
+  /** The entry refused: by the server, or by the queue itself (no status nor request id then). */
+  private async fail(id: string, error: Partial<T.EntryError> & { message: string }): Promise<'failed'> {
+    await this.write({ t: 'failed', id, error: { status: null, code: null, request_id: null, ...error } });
     return 'failed';
   }
 }

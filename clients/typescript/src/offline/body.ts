@@ -5,6 +5,7 @@
 // the body keeps its exact bytes.
 import type { PartnerApi } from '../client.js';
 import { DECIMAL_FIELDS, encodeJson } from '../json.js';
+import type { Entry } from './entries.js';
 
 const LOCAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const LOCAL_REF = /\{"\$local":"([0-9a-f-]{36})"\}/g;
@@ -23,17 +24,22 @@ export function isLocalId(value: unknown): value is string {
 /** The local ids a body names, checked to be `{ $local: id }` objects with nothing else. */
 function localsOf(value: unknown, path: string, found: Set<string>): void {
   if (value === null || typeof value !== 'object') return;
-  if (Object.hasOwn(value, '$local')) {
-    const local = (value as { $local: unknown }).$local;
-    if (Object.keys(value).length !== 1 || !isLocalId(local))
-      throw new TypeError(`${path || 'body'}: { $local } leva só um id local devolvido por enqueue`);
-    found.add(local);
-  } else
+  if (!Object.hasOwn(value, '$local')) {
     for (const [key, field] of Object.entries(value)) localsOf(field, path ? `${path}.${key}` : key, found);
+    return;
+  }
+  const local = (value as { $local: unknown }).$local;
+  if (Object.keys(value).length !== 1 || !isLocalId(local))
+    throw new TypeError(`${path || 'body'}: { $local } leva só um id local devolvido por enqueue`);
+  found.add(local);
 }
 
 /** The body's JSON text (decimal strings of money fields as numbers) and the local ids it names. */
-export function encodeBody(method: string, path: string, body: object) {
+export function encodeBody(
+  method: string,
+  path: string,
+  body: object,
+): Pick<Entry, 'method' | 'body' | 'waits_for'> {
   const [, collection, id] = ROUTE.exec(path) ?? [];
   if (!collection || method !== (id ? 'PUT' : 'POST') || (id && collection === 'invoices'))
     throw new TypeError(

@@ -28,7 +28,11 @@ export class StoreKeyMismatchError extends Error {
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const checksum = (text: string): string => sha256(text).slice(0, 16);
 const encode = (records: object[]): string =>
-  records.map((record) => `${checksum(JSON.stringify(record))} ${JSON.stringify(record)}\n`).join('');
+  records
+    .map((record) => JSON.stringify(record))
+    .map((text) => `${checksum(text)} ${text}\n`)
+    .join('');
+
 /** The valid records of a journal's bytes, and the length of that valid prefix. */
 export function decodeRecords(data: Buffer): { records: unknown[]; validBytes: number } {
   const records: unknown[] = [];

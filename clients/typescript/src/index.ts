@@ -14,18 +14,20 @@ export {
 export { type DeprecationInfo, deprecationOf } from './deprecation.js';
 export { ERROR_CODES, PartnerApiError, PartnerApiNetworkError, type RateLimitInfo } from './errors.js';
 export { compactNuit, formatNuit, isValidNuit, nuitCheckDigit } from './nuit.js';
-export type { EntryError, EntryResult, EntryState, RefEntry } from './offline/entries.js';
-export { StoreLockedError } from './offline/lock.js';
-export { OfflineQueue } from './offline/queue.js';
 export {
   type EnqueueOptions,
+  type EntryError,
+  type EntryResult,
+  type EntryState,
   type FailedEntry,
   type FlushResult,
   type OfflineQueueOptions,
   type OfflineQueueStatus,
   RefConflictError,
-  StoreKeyMismatchError,
-} from './offline/types.js';
+  type RefEntry,
+} from './offline/entries.js';
+export { StoreKeyMismatchError, StoreLockedError } from './offline/journal.js';
+export { OfflineQueue } from './offline/queue.js';
 export type { PaceInfo, RateLimitState, RequestKind } from './pacing.js';
 export type { FetchFunction, FetchResponse, ResponseInfo, RetryInfo, TraceContext } from './transport.js';
 export type * from './types.js';

@@ -116,7 +116,7 @@ async function storedEntries(lang: Lang, path: string): Promise<StoredEntry[]> {
       path: e.path,
       body: e.body,
       state: e.state,
-      server_id: e.serverId,
+      server_id: e.server_id,
       found: e.found,
       error: e.error,
     }));

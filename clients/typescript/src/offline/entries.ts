@@ -1,7 +1,72 @@
-// The queue's entries, rebuilt from the journal's records (the journal is the only truth: memory
-// is its replay), and what the queue answers about them. Each record names one entry and one
-// change of it; a compaction (`compacted`) folds each entry's history into its current state, and a
-// finished entry (done or discarded) into one short record that still answers `result` and `byRef`.
+// What the offline queue takes and answers, and its entries, rebuilt from the journal's records
+// (the journal is the only truth: memory is its replay). Each record names one entry and one
+// change of it; a compaction folds each entry's history into its state now, and a finished entry
+// (done or discarded) into one short record that still answers `result`, `byRef` and `$local`.
+import type { PartnerApiOptions } from '../client.js';
+
+/** The client's options (its defaults: retries, budget, pacing, deprecation report), and the queue's. */
+export interface OfflineQueueOptions extends PartnerApiOptions {
+  /** A directory of this till's own: the journal and the lock live there (made when missing). */
+  path: string;
+  /** The queue's clock, in milliseconds since the epoch (default Date.now). */
+  now?: () => number;
+  /** An entry sent more than 24 h minus this ago is looked for before it is sent again (default 1 h). */
+  keyExpiryMarginMs?: number;
+  /** The look-up reads records changed since the first send minus this (clock skew; default 1 h). */
+  lookupSkewMs?: number;
+  /** After a flush, the journal is compacted once it holds this many records it can drop (default 10 000). */
+  compactAfter?: number;
+}
+
+export interface EnqueueOptions {
+  /** The till's own identifier of the operation, such as its sale number (1 to 200 characters). */
+  ref?: string;
+}
+
+export interface OfflineQueueStatus {
+  pending: number;
+  done: number;
+  failed: number;
+  discarded: number;
+  /** ISO time of the oldest pending entry's enqueue, or null. */
+  oldest_pending_at: string | null;
+  /** When the pending entries should all be sent at the known rate limits (null: not known yet). */
+  estimated_empty_at: string | null;
+}
+
+export interface FlushResult {
+  sent: number;
+  found: number;
+  failed: number;
+  pending: number;
+  /** Why the flush ended: nothing left to send, no answer, or the server is busy (429, 5xx). */
+  stopped: 'empty' | 'offline' | 'busy';
+}
+
+export interface FailedEntry {
+  local_id: string;
+  method: 'POST' | 'PUT';
+  path: string;
+  /** The body's JSON text, as it would be sent. */
+  body: string;
+  enqueued_at: string;
+  error: EntryError;
+}
+
+/** The same `ref` was enqueued before with another body: refused, nothing written. */
+export class RefConflictError extends Error {
+  override readonly name = 'RefConflictError';
+  constructor(
+    readonly ref: string,
+    /** The local id of the entry already held for `ref`. */
+    readonly localId: string,
+  ) {
+    super(
+      `a referência ${JSON.stringify(ref)} já está na fila (entrada ${localId}) com outro pedido: ` +
+        'a mesma referência só se repete com o mesmo método, caminho e corpo',
+    );
+  }
+}
 
 export type EntryState = 'pending' | 'done' | 'failed' | 'discarded';
 
@@ -28,118 +93,96 @@ export interface RefEntry extends EntryResult {
   local_id: string;
 }
 
+/** An entry as its records hold it (their field names), with its place in the order. */
 export interface Entry {
   id: string;
   seq: number;
-  /** The till's own reference of the operation (enqueue's `ref`), or null. */
-  ref: string | null;
-  /** SHA-256 of the method, path and body given to enqueue with `ref`: what a repeat must match. */
-  refDigest: string | null;
+  /** The till's own reference of the operation (enqueue's `ref`), and the SHA-256 of the call made with it. */
+  ref?: string;
+  ref_digest?: string;
   method: 'POST' | 'PUT';
   path: string;
   key: string;
-  /** The JSON text sent, byte for byte; `{"$local":"..."}` in it until the first send ('' once compacted). */
+  /** The JSON text sent, byte for byte; `{"$local":"..."}` in it until the first send ('' once finished). */
   body: string;
   /** Local ids the body names and that are not put in yet. */
-  waitsFor: string[];
-  enqueuedAt: number;
-  /** When the current key was first sent (null: never sent with it). */
-  firstAttemptAt: number | null;
+  waits_for: string[];
+  /** When it was enqueued, and when its current key was first sent (null: never). */
+  at: number;
+  first_attempt_at: number | null;
   state: EntryState;
-  serverId: number | null;
-  /** True when the entry was found on the server after its key expired. */
+  server_id: number | null;
+  /** True when it was found on the server after its key expired. */
   found: boolean;
   error: EntryError | null;
 }
 
-type Ref = { ref?: string; ref_digest?: string };
-type Enqueued = {
-  t: 'enqueue';
-  id: string;
-  method: 'POST' | 'PUT';
-  path: string;
-  key: string;
-  body: string;
-  waits_for: string[];
-  at: number;
-} & Ref;
+type Named = Pick<Entry, 'id' | 'method' | 'path' | 'at' | 'ref' | 'ref_digest'>;
 
 export type JournalRecord =
   | { t: 'open'; v: 1; salt: string; key_hash: string; at: number }
-  | Enqueued
-  | { t: 'body'; id: string; body: string }
+  | ({ t: 'enqueue' } & Named & Pick<Entry, 'key' | 'body' | 'waits_for'>)
+  // A finished entry after a compaction.
+  | ({ t: 'finished' } & Named & Pick<Entry, 'state' | 'server_id' | 'found'> & { error?: EntryError | null })
   | { t: 'attempt'; id: string; at: number }
+  | { t: 'body'; id: string; body: string }
   | { t: 'rekey'; id: string; key: string }
   | { t: 'done'; id: string; server_id: number; found: boolean }
   | { t: 'failed'; id: string; error: EntryError }
   | { t: 'resend'; id: string; key: string; body: string; waits_for: string[] }
-  | { t: 'discard'; id: string }
-  // A finished entry after a compaction: what result, byRef and a later `$local` need.
-  | ({
-      t: 'finished';
-      id: string;
-      method: 'POST' | 'PUT';
-      path: string;
-      at: number;
-      state: 'done' | 'discarded';
-      server_id: number | null;
-      found: boolean;
-      error?: EntryError;
-    } & Ref);
+  | { t: 'discard'; id: string };
+
+/** An entry's fields before its first record's (a `finished` one has no key, body nor wait). */
+const BLANK: Omit<Entry, keyof Named | 'seq'> = {
+  key: '',
+  body: '',
+  waits_for: [],
+  first_attempt_at: null,
+  state: 'pending',
+  server_id: null,
+  found: false,
+  error: null,
+};
+
+/** What a change's record sets besides its own fields. */
+const SETS: Record<string, Partial<Entry>> = {
+  body: { waits_for: [] },
+  rekey: { first_attempt_at: null },
+  done: { state: 'done', error: null },
+  failed: { state: 'failed' },
+  resend: { state: 'pending', first_attempt_at: null, error: null },
+  discard: { state: 'discarded' },
+};
 
 export class Entries {
   /** In the order of enqueue (a Map keeps insertion order). */
   readonly byId = new Map<string, Entry>();
   /** The entries enqueued with a `ref`, by it. */
   readonly byRef = new Map<string, Entry>();
-  /** The pending entries only, so that a flush never walks the history. */
-  readonly pending = new Map<string, Entry>();
-  private nextSeq = 0;
+  /** The pending entries only, in order, so that a flush never walks the history. */
+  pending = new Map<string, Entry>();
+  private seq = 0;
 
   apply(record: JournalRecord): void {
     if (record.t === 'open') return;
     if (record.t === 'enqueue' || record.t === 'finished') {
-      const entry: Entry = {
-        id: record.id,
-        seq: this.nextSeq++,
-        ref: record.ref ?? null,
-        refDigest: record.ref_digest ?? null,
-        method: record.method,
-        path: record.path,
-        key: record.t === 'enqueue' ? record.key : '',
-        body: record.t === 'enqueue' ? record.body : '',
-        waitsFor: record.t === 'enqueue' ? record.waits_for : [],
-        enqueuedAt: record.at,
-        firstAttemptAt: null,
-        state: record.t === 'enqueue' ? 'pending' : record.state,
-        serverId: record.t === 'enqueue' ? null : record.server_id,
-        found: record.t === 'finished' && record.found,
-        error: (record.t === 'finished' && record.error) || null,
-      };
-      this.byId.set(record.id, entry);
-      if (entry.ref !== null) this.byRef.set(entry.ref, entry);
+      const { t, ...fields } = record;
+      const entry: Entry = { ...BLANK, ...fields, seq: this.seq++ };
+      this.byId.set(entry.id, entry);
+      if (entry.ref !== undefined) this.byRef.set(entry.ref, entry);
       if (entry.state === 'pending') this.pending.set(entry.id, entry);
       return;
     }
     const entry = this.byId.get(record.id);
     if (!entry) return;
-    if (record.t === 'body') Object.assign(entry, { body: record.body, waitsFor: [] });
-    else if (record.t === 'attempt') entry.firstAttemptAt ??= record.at;
-    else if (record.t === 'rekey') Object.assign(entry, { key: record.key, firstAttemptAt: null });
-    else if (record.t === 'done')
-      Object.assign(entry, { state: 'done', serverId: record.server_id, found: record.found, error: null });
-    else if (record.t === 'failed') Object.assign(entry, { state: 'failed', error: record.error });
-    else if (record.t === 'discard') entry.state = 'discarded';
-    else if (record.t === 'resend') {
-      const { key, body, waits_for: waitsFor } = record;
-      Object.assign(entry, { state: 'pending', key, body, waitsFor, firstAttemptAt: null, error: null });
-    }
-    if (entry.state !== 'pending') this.pending.delete(entry.id);
-    else if (!this.pending.has(entry.id)) {
+    const { t, id, ...fields } = record;
+    if (t === 'attempt') entry.first_attempt_at ??= record.at;
+    else Object.assign(entry, SETS[t], fields);
+    if (entry.state !== 'pending') this.pending.delete(id);
+    else if (!this.pending.has(id)) {
       // Back in the queue (resend): in its place of the order, among the pending entries only.
       const order = [...this.pending.values(), entry].sort((a, b) => a.seq - b.seq);
-      this.pending.clear();
-      for (const one of order) this.pending.set(one.id, one);
+      this.pending = new Map(order.map((one) => [one.id, one]));
     }
   }
 
@@ -156,21 +199,18 @@ export class Entries {
 
   /** The records that rebuild every entry as it is now: a finished entry in one short record. */
   compacted(): JournalRecord[] {
-    const records: JournalRecord[] = [];
-    for (const e of this.byId.values()) {
-      const ref = e.ref !== null && e.refDigest !== null ? { ref: e.ref, ref_digest: e.refDigest } : {};
-      const { id, method, path } = e;
-      if (e.state === 'done' || e.state === 'discarded') {
-        const error = e.error ? { error: e.error } : {};
-        const finished = { server_id: e.serverId, found: e.found, state: e.state, ...error };
-        records.push({ t: 'finished', id, method, path, at: e.enqueuedAt, ...ref, ...finished });
-        continue;
+    return this.ordered().flatMap((e): JournalRecord[] => {
+      const { id, method, path, at, ref, ref_digest, state, first_attempt_at } = e;
+      if (state === 'done' || state === 'discarded') {
+        const { server_id, found, error } = e;
+        return [{ t: 'finished', id, method, path, at, ref, ref_digest, state, server_id, found, error }];
       }
-      const { key, body, waitsFor: waits_for, enqueuedAt: at } = e;
-      records.push({ t: 'enqueue', id, method, path, key, body, waits_for, at, ...ref });
-      if (e.firstAttemptAt !== null) records.push({ t: 'attempt', id, at: e.firstAttemptAt });
-      if (e.state === 'failed') records.push({ t: 'failed', id, error: e.error! });
-    }
-    return records;
+      const { key, body, waits_for } = e;
+      return [
+        { t: 'enqueue', id, method, path, key, body, waits_for, at, ref, ref_digest },
+        ...(first_attempt_at === null ? [] : [{ t: 'attempt' as const, id, at: first_attempt_at }]),
+        ...(state === 'failed' ? [{ t: 'failed' as const, id, error: e.error! }] : []),
+      ];
+    });
   }
 }

@@ -6,100 +6,49 @@
 // - flush sends the entries oldest first, each with its key and the same bytes on every attempt;
 //   `{ $local }` ids are put in once, and that body is written to the journal before it goes;
 // - the time of an entry's first send is on disk before it goes; one sent more than (24 h - margin)
-//   ago is looked for first (lookup.ts) and, if not found, sent with a new key;
+//   ago is looked for first (lookUp) and, if not found, sent with a new key;
 // - 4xx refusals move the entry (and later the entries that name it) to the failed list;
 //   no answer, 429 and 5xx after the client's retries end the flush and keep the entry pending;
 // - past `compactAfter` records it could drop, the journal is rewritten as it is now (entries.ts).
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { chmod, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash, randomUUID } from 'node:crypto';
 import { PartnerApi } from '../client.js';
 import { PartnerApiError, PartnerApiNetworkError } from '../errors.js';
 import { retryable } from '../transport.js';
-import { encodeBody, isLocalId, putIds } from './body.js';
-import {
-  Entries,
-  type Entry,
-  type EntryError,
-  type EntryResult,
-  type JournalRecord,
-  type RefEntry,
-} from './entries.js';
-import { Journal, syncDirectory } from './journal.js';
-import { StoreLock } from './lock.js';
-import { lookUp } from './lookup.js';
-import type {
-  EnqueueOptions,
-  FailedEntry,
-  FlushResult,
-  OfflineQueueOptions,
-  OfflineQueueStatus,
-} from './types.js';
-import { RefConflictError, StoreKeyMismatchError } from './types.js';
+import { encodeBody, isLocalId, lookUp, putIds } from './body.js';
+import type * as T from './entries.js';
+import { RefConflictError } from './entries.js';
+import { Journal } from './journal.js';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
+const iso = (ms: number): string => new Date(ms).toISOString();
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-function refOf(ref: unknown): string | null {
-  if (ref === undefined || ref === null) return null;
+function refOf(ref: unknown): string | undefined {
+  if (ref === undefined || ref === null) return undefined;
   if (typeof ref !== 'string' || ref.length === 0 || ref.length > 200)
     throw new TypeError('ref: um texto de 1 a 200 caracteres');
   return ref;
 }
 
-const sha256 = (...parts: string[]): string => createHash('sha256').update(parts.join('')).digest('hex');
-const iso = (ms: number): string => new Date(ms).toISOString();
-
 export class OfflineQueue {
-  private readonly entries = new Entries();
-  private readonly now: () => number;
-  /** Records in the journal file, and its first (the key's salted hash). */
-  private records = 0;
-  private header: JournalRecord | undefined;
   private serial: Promise<unknown> = Promise.resolve();
-  private flushing: Promise<FlushResult> | null = null;
+  private flushing: Promise<T.FlushResult> | null = null;
   private closed = false;
 
   private constructor(
-    private readonly options: OfflineQueueOptions,
+    private readonly options: T.OfflineQueueOptions,
     private readonly journal: Journal,
-    private readonly lock: StoreLock,
+    private readonly entries: T.Entries,
     private readonly api: PartnerApi,
-  ) {
-    this.now = options.now ?? Date.now;
-  }
+    private readonly now: () => number,
+  ) {}
 
   /** Opens (or makes) the store at `options.path`; refused while another process holds it. */
-  static async open(options: OfflineQueueOptions): Promise<OfflineQueue> {
+  static async open(options: T.OfflineQueueOptions): Promise<OfflineQueue> {
     const api = new PartnerApi(options); // its checks of the options, before anything is made on disk
-    // The owner's only (0700, its files 0600): the entries hold customers' names, NUITs and
-    // e-mails. A folder made looser before (or by hand) is tightened.
-    await mkdir(options.path, { recursive: true, mode: 0o700 });
-    await chmod(options.path, 0o700);
-    const lock = await StoreLock.acquire(options.path);
-    try {
-      const { journal, records, created } = await Journal.open(join(options.path, 'journal.log'));
-      const queue = new OfflineQueue(options, journal, lock, api);
-      const header = records[0] as JournalRecord | undefined;
-      queue.header = header;
-      if (header?.t !== 'open') {
-        const salt = randomBytes(16).toString('hex');
-        queue.header = { t: 'open', v: 1, salt, key_hash: sha256(salt, options.apiKey), at: queue.now() };
-        await queue.append(queue.header);
-        if (created) await syncDirectory(options.path);
-      } else if (sha256(header.salt, options.apiKey) !== header.key_hash) {
-        await journal.close();
-        throw new StoreKeyMismatchError(
-          `a fila em ${options.path} foi criada com outra chave: use uma fila por caixa e por chave`,
-        );
-      }
-      for (const record of records) queue.entries.apply(record as JournalRecord);
-      queue.records += records.length;
-      return queue;
-    } catch (error) {
-      await lock.release();
-      throw error;
-    }
+    const now = options.now ?? Date.now;
+    const journal = await Journal.open(options.path, options.apiKey, now());
+    return new OfflineQueue(options, journal, journal.entries, api, now);
   }
 
   /**
@@ -111,45 +60,33 @@ export class OfflineQueue {
    * same `ref` and the same body, the entry already held is returned, never a second one; with
    * another body it is refused (`RefConflictError`). Without `ref`, each call is a new entry.
    */
-  enqueue(method: 'POST' | 'PUT', path: string, body: object, options: EnqueueOptions = {}): Promise<string> {
+  enqueue(method: 'POST' | 'PUT', path: string, body: object, options?: T.EnqueueOptions): Promise<string> {
     return this.exclusive(async () => {
       const ref = refOf(options?.ref);
       // What a repeat must match: the call as the till made it (before the queue's reference).
-      const digest = ref === null ? null : sha256(`${method} ${path}\n`, encodeBody(method, path, body).text);
-      const held = ref === null ? undefined : this.entries.byRef.get(ref);
-      if (ref !== null && held) {
-        if (held.refDigest !== digest) throw new RefConflictError(ref, held.id);
-        return held.id;
-      }
-      const reference = (body as { reference?: unknown } | null)?.reference;
-      const given =
-        method === 'POST' &&
-        path === '/invoices' &&
-        (reference === undefined || reference === null || reference === '')
-          ? { ...body, reference: `fila-${randomUUID()}` }
-          : body;
-      const encoded = encodeBody(method, path, given);
-      for (const local of encoded.waitsFor) {
-        const named = this.entries.byId.get(local);
-        if (named?.method !== 'POST' || named.state === 'discarded')
+      const ref_digest = ref && sha256(`${method} ${path}\n${encodeBody(method, path, body).body}`);
+      const held = ref === undefined ? undefined : this.entries.byRef.get(ref);
+      if (held && held.ref_digest !== ref_digest) throw new RefConflictError(ref!, held.id);
+      if (held) return held.id;
+      const reference = (body as { reference?: unknown } | null)?.reference ?? '';
+      const bare = method === 'POST' && path === '/invoices' && reference === '';
+      const encoded = encodeBody(method, path, bare ? { ...body, reference: `fila-${randomUUID()}` } : body);
+      for (const local of encoded.waits_for) {
+        const creation = this.entries.byId.get(local);
+        if (creation?.method !== 'POST' || creation.state === 'discarded')
           throw new TypeError(`{ $local: ${local} } não é uma criação desta fila`);
       }
-      const id = randomUUID();
-      const { text, waitsFor: waits_for } = encoded;
-      const refs = ref !== null && digest !== null ? { ref, ref_digest: digest } : {};
-      const at = this.now();
-      await this.append({
-        t: 'enqueue',
-        id,
-        method: encoded.method,
+      const entry = {
+        id: randomUUID(),
         path,
         key: randomUUID(),
-        body: text,
-        waits_for,
-        at,
-        ...refs,
-      });
-      return id;
+        at: this.now(),
+        ref,
+        ref_digest,
+        ...encoded,
+      };
+      await this.journal.append({ t: 'enqueue', ...entry });
+      return entry.id;
     });
   }
 
@@ -157,7 +94,7 @@ export class OfflineQueue {
    * What the queue holds for the till's reference `ref` (given to enqueue): its local id and result,
    * or null. Read from the journal (kept by its compaction), so it answers after a crash as before it.
    */
-  async byRef(ref: string): Promise<RefEntry | null> {
+  async byRef(ref: string): Promise<T.RefEntry | null> {
     const entry = this.entries.byRef.get(refOf(ref)!);
     return entry ? { local_id: entry.id, ...(await this.result(entry.id)) } : null;
   }
@@ -166,7 +103,7 @@ export class OfflineQueue {
    * Sends the pending entries, oldest first. Resolves when none is left to send, when the API does
    * not answer (offline), or when it is busy (429 or 5xx beyond the client's retries).
    */
-  flush(): Promise<FlushResult> {
+  flush(): Promise<T.FlushResult> {
     if (this.closed) return Promise.reject(new Error('a fila está fechada'));
     // One flush at a time; enqueue never waits for it (only each journal write is serialized).
     this.flushing ??= this.sendAll().finally(() => {
@@ -175,36 +112,30 @@ export class OfflineQueue {
     return this.flushing;
   }
 
-  async status(): Promise<OfflineQueueStatus> {
+  async status(): Promise<T.OfflineQueueStatus> {
     const counts = { pending: 0, done: 0, failed: 0, discarded: 0 };
     for (const entry of this.entries.byId.values()) counts[entry.state]++;
-    let oldest: number | null = null;
-    for (const entry of this.entries.pending.values())
-      oldest = Math.min(oldest ?? entry.enqueuedAt, entry.enqueuedAt);
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const entry of this.entries.pending.values()) oldest = Math.min(oldest, entry.at);
     const wait = this.api.writesFitInMs(counts.pending);
     return {
       ...counts,
-      oldest_pending_at: oldest === null ? null : iso(oldest),
+      oldest_pending_at: counts.pending === 0 ? null : iso(oldest),
       estimated_empty_at: wait === null ? null : iso(this.now() + wait),
     };
   }
 
-  async result(localId: string): Promise<EntryResult> {
-    const entry = this.entry(localId);
-    return {
-      state: entry.state,
-      ...(entry.serverId !== null ? { id: entry.serverId } : {}),
-      ...(entry.error ? { error: entry.error } : {}),
-    };
+  async result(localId: string): Promise<T.EntryResult> {
+    const { state, server_id: id, error } = this.entry(localId);
+    return { state, ...(id === null ? {} : { id }), ...(error ? { error } : {}) };
   }
 
-  async failed(): Promise<FailedEntry[]> {
+  async failed(): Promise<T.FailedEntry[]> {
     return this.entries
       .ordered()
-      .filter((entry) => entry.state === 'failed')
-      .map(({ id, method, path, body, enqueuedAt, error }) => {
-        return { local_id: id, method, path, body, enqueued_at: iso(enqueuedAt), error: error! };
-      });
+      .flatMap(({ id, method, path, body, at, state, error }) =>
+        state === 'failed' ? [{ local_id: id, method, path, body, enqueued_at: iso(at), error: error! }] : [],
+      );
   }
 
   /**
@@ -215,31 +146,20 @@ export class OfflineQueue {
   resend(localId: string, body?: object): Promise<void> {
     return this.exclusive(async () => {
       const entry = this.failedEntry(localId, 'reenvia');
-      const encoded = body === undefined ? null : encodeBody(entry.method, entry.path, body);
-      const text = encoded?.text ?? entry.body;
-      await this.append({
-        t: 'resend',
-        id: entry.id,
-        key: randomUUID(),
-        body: text,
-        waits_for: encoded?.waitsFor ?? entry.waitsFor,
-      });
-      for (const other of this.entries.ordered()) {
-        if (other.state !== 'failed' || other.error?.depends_on !== entry.id) continue;
-        await this.append({
-          t: 'resend',
-          id: other.id,
-          key: randomUUID(),
-          body: other.body,
-          waits_for: other.waitsFor,
-        });
-      }
+      const changed = body === undefined ? entry : encodeBody(entry.method, entry.path, body);
+      const dependants = this.entries
+        .ordered()
+        .filter((other) => other.state === 'failed' && other.error?.depends_on === entry.id);
+      for (const { id, body: text, waits_for } of [{ ...changed, id: entry.id }, ...dependants])
+        await this.journal.append({ t: 'resend', id, key: randomUUID(), body: text, waits_for });
     });
   }
 
   /** Gives a failed entry up for good (entries that name it stay failed). */
   discard(localId: string): Promise<void> {
-    return this.exclusive(() => this.append({ t: 'discard', id: this.failedEntry(localId, 'descarta').id }));
+    return this.exclusive(() =>
+      this.journal.append({ t: 'discard', id: this.failedEntry(localId, 'descarta').id }),
+    );
   }
 
   /** Waits for a flush in progress, then releases the store. */
@@ -249,24 +169,23 @@ export class OfflineQueue {
     await this.exclusive(async () => {
       this.closed = true;
       await this.journal.close();
-      await this.lock.release();
     });
   }
 
-  private entry(localId: string): Entry {
+  private entry(localId: string): T.Entry {
     const entry = isLocalId(localId) ? this.entries.byId.get(localId) : undefined;
     if (!entry) throw new TypeError(`${localId}: não é uma entrada desta fila`);
     return entry;
   }
 
-  private failedEntry(localId: string, verb: string): Entry {
+  private failedEntry(localId: string, verb: string): T.Entry {
     const entry = this.entry(localId);
     if (entry.state !== 'failed') throw new TypeError(`${localId}: só uma entrada falhada se ${verb}`);
     return entry;
   }
 
   /** One change at a time: journal order is memory order. */
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+  private exclusive<R>(work: () => Promise<R>): Promise<R> {
     const run = this.serial.then(() => {
       if (this.closed) throw new Error('a fila está fechada');
       return work();
@@ -276,18 +195,12 @@ export class OfflineQueue {
   }
 
   /** A journal write of the flush, in line with enqueue's. */
-  private write(record: JournalRecord): Promise<void> {
-    return this.exclusive(() => this.append(record));
+  private write(record: T.JournalRecord): Promise<void> {
+    return this.exclusive(() => this.journal.append(record));
   }
 
-  private async append(record: JournalRecord): Promise<void> {
-    await this.journal.append(record);
-    this.records++;
-    this.entries.apply(record);
-  }
-
-  private async sendAll(): Promise<FlushResult> {
-    const result: FlushResult = { sent: 0, found: 0, failed: 0, pending: 0, stopped: 'empty' };
+  private async sendAll(): Promise<T.FlushResult> {
+    const result: T.FlushResult = { sent: 0, found: 0, failed: 0, pending: 0, stopped: 'empty' };
     // The oldest pending entry after the last one sent, looked for again each time: what is
     // enqueued during the flush goes in the same flush.
     for (let entry = this.entries.nextPending(-1); entry; entry = this.entries.nextPending(entry.seq)) {
@@ -301,70 +214,50 @@ export class OfflineQueue {
       }
     }
     result.pending = this.entries.pending.size;
-    await this.exclusive(() => this.compact());
+    await this.exclusive(() => this.journal.compact(this.options.compactAfter ?? 10_000));
     return result;
   }
 
-  /** Rewrites the journal as it is now, once it holds `compactAfter` records a rewrite drops. */
-  private async compact(): Promise<void> {
-    const records = [this.header!, ...this.entries.compacted()];
-    if (this.records - records.length < (this.options.compactAfter ?? 10_000)) return;
-    await this.journal.rewrite(records);
-    this.records = records.length;
-  }
-
   /** Sends one entry to the end: 'sent', 'found' (existed already) or 'failed'. */
-  private async sendOne(entry: Entry): Promise<'sent' | 'found' | 'failed'> {
-    for (const local of entry.waitsFor) {
+  private async sendOne(entry: T.Entry): Promise<'sent' | 'found' | 'failed'> {
+    const { id, method, path } = entry;
+    for (const local of entry.waits_for) {
       if (this.entries.byId.get(local)?.state === 'done') continue;
       const message = `espera pela entrada ${local}, que não foi criada`;
-      const error = { status: null, code: 'dependency_failed', message, request_id: null, depends_on: local };
-      return this.fail(entry, error);
+      return this.fail(id, { code: 'dependency_failed', message, depends_on: local });
     }
-    if (entry.waitsFor.length > 0) {
-      const body = putIds(entry.body, (local) => this.entries.byId.get(local)!.serverId!);
-      await this.write({ t: 'body', id: entry.id, body });
-    }
-    const keyAge = entry.firstAttemptAt === null ? 0 : this.now() - entry.firstAttemptAt;
-    if (keyAge >= DAY_MS - (this.options.keyExpiryMarginMs ?? HOUR_MS)) {
-      if (entry.method === 'POST') {
-        const since = iso(entry.firstAttemptAt! - (this.options.lookupSkewMs ?? HOUR_MS));
-        const found = await lookUp(this.api, entry.path, entry.body, since);
-        if ('unverifiable' in found)
-          return this.fail(entry, {
-            status: null,
-            code: 'unverifiable',
-            message: found.unverifiable,
-            request_id: null,
-          });
-        if (found.found !== null) {
-          await this.write({ t: 'done', id: entry.id, server_id: found.found, found: true });
+    const serverId = (local: string) => this.entries.byId.get(local)!.server_id!;
+    if (entry.waits_for.length > 0) await this.write({ t: 'body', id, body: putIds(entry.body, serverId) });
+    const first = entry.first_attempt_at;
+    if (first !== null && this.now() - first >= 24 * HOUR_MS - (this.options.keyExpiryMarginMs ?? HOUR_MS)) {
+      if (method === 'POST') {
+        const since = iso(first - (this.options.lookupSkewMs ?? HOUR_MS));
+        const found = await lookUp(this.api, path, entry.body, since);
+        if (typeof found === 'string') return this.fail(id, { code: 'unverifiable', message: found });
+        if (found !== null) {
+          await this.write({ t: 'done', id, server_id: found, found: true });
           return 'found';
         }
       }
       // Not created (or a PUT, which sets the same fields again): a new key for a new first send.
-      await this.write({ t: 'rekey', id: entry.id, key: randomUUID() });
+      await this.write({ t: 'rekey', id, key: randomUUID() });
     }
-    if (entry.firstAttemptAt === null) await this.write({ t: 'attempt', id: entry.id, at: this.now() });
+    if (entry.first_attempt_at === null) await this.write({ t: 'attempt', id, at: this.now() });
     try {
-      const answer = await this.api.send<{ data: { id: number } }>(
-        entry.method,
-        entry.path,
-        entry.body,
-        entry.key,
-      );
-      await this.write({ t: 'done', id: entry.id, server_id: answer.data.id, found: false });
+      const answer = await this.api.send<{ data: { id: number } }>(method, path, entry.body, entry.key);
+      await this.write({ t: 'done', id, server_id: answer.data.id, found: false });
       return 'sent';
     } catch (error) {
       // A refusal for good: the entry itself is wrong (not the line, the key, the limits or the server).
       if (!(error instanceof PartnerApiError) || error.status === 401 || retryable(error)) throw error;
       const { status, code, apiMessage: message, errors, requestId: request_id } = error;
-      return this.fail(entry, { status, code, message, ...(errors ? { errors } : {}), request_id });
+      return this.fail(id, { status, code, message, ...(errors ? { errors } : {}), request_id });
     }
   }
 
-  private async fail(entry: Entry, error: EntryError): Promise<'failed'> {
-    await this.write({ t: 'failed', id: entry.id, error });
+  /** The entry refused: by the server, or by the queue itself (no status nor request id then). */
+  private async fail(id: string, error: Partial<T.EntryError> & { message: string }): Promise<'failed'> {
+    await this.write({ t: 'failed', id, error: { status: null, code: null, request_id: null, ...error } });
     return 'failed';
   }
 }

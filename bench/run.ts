@@ -52,10 +52,7 @@ const RUNNERS: Record<(typeof GROUPS)[number], (context: BenchContext) => Promis
   'request-log': runRequestLog,
   tracing: runTracing,
   compression: runCompression,
-  lists: async (context) => {
-    await runLists(context);
-    if (context.before) await runLists(context, true);
-  },
+  lists: runLists,
   deep: runDeepPages,
   writes: runWrites,
   walk: runWalk,

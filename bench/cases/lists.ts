@@ -57,28 +57,33 @@ async function forgetRememberedTotals(context: BenchContext): Promise<void> {
  * Per case, two rows: the first request of the query (each sample right after the company's data
  * version moved), and the same request repeated (its total remembered). Then one row of the cold
  * list maxima: how many first requests took more than the repeated page's goal, and the slowest.
- * `before`: the code before's API instead (`--before`), its cold list maxima only.
+ * With `--before`, the code before's API takes its first requests in the same loop, sample by
+ * sample, the two alternating which goes first: neither meets the caches colder than the other.
  */
-export async function runLists(context: BenchContext, before = false): Promise<void> {
+export async function runLists(context: BenchContext): Promise<void> {
   const params = await listParams(context.dataset.url, context.dataset.mainCompany);
-  const server = before && context.before ? context.before.api : context.api;
-  const cold: { label: string; ms: number }[] = [];
+  const servers = [context.api.url, ...(context.before ? [context.before.api.url] : [])];
+  const cold: { label: string; ms: number }[][] = servers.map(() => []);
   for (const listCase of listCases(params)) {
     const path = pathOf(listCase.resource, listCase.query);
+    const label = `GET /${listCase.resource} ${listCase.label}`;
     const expected = await expectedTotal(context, listCase);
     const totals = new Set<number>();
     const first: number[] = [];
     for (let i = 0; i < context.options.samples; i++) {
-      await forgetRememberedTotals(context);
-      const { answer, ms } = await getList(context, path, server.url);
-      totals.add(answer.pagination.total);
-      first.push(ms);
+      const order = i % 2 === 0 ? servers.keys() : [...servers.keys()].reverse();
+      for (const index of order) {
+        await forgetRememberedTotals(context);
+        const { answer, ms } = await getList(context, path, servers[index]);
+        cold[index]!.push({ label, ms });
+        if (index > 0) continue;
+        totals.add(answer.pagination.total);
+        first.push(ms);
+      }
     }
-    cold.push(...first.map((ms) => ({ label: `GET /${listCase.resource} ${listCase.label}`, ms })));
-    if (before) continue;
     const repeated: number[] = [];
     for (let i = 0; i < context.options.samples; i++) {
-      const { answer, ms } = await getList(context, path, server.url);
+      const { answer, ms } = await getList(context, path);
       totals.add(answer.pagination.total);
       repeated.push(ms);
     }
@@ -93,7 +98,7 @@ export async function runLists(context: BenchContext, before = false): Promise<v
       const stats = summary(times);
       context.report.add({
         group: 'lists',
-        case: `GET /${listCase.resource} ${listCase.label}`,
+        case: label,
         metric,
         api: fmtRange(stats),
         bare: '-',
@@ -104,7 +109,7 @@ export async function runLists(context: BenchContext, before = false): Promise<v
       });
     }
   }
-  coldListRow(context, cold, before);
+  for (const [index, samples] of cold.entries()) coldListRow(context, samples, index > 0);
 }
 
 /** The cold list maxima: first requests of page 1 over the repeated page's goal, and the slowest three. */

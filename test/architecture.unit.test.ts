@@ -3,20 +3,13 @@
 // through scripts/lib instead of importing each other. In particular the HTTP layer (src/http) and the operator's actions (src/operations)
 // never import each other: both build on the resources, keys, money and database modules. Every
 // import counts: type-only ones (`import type`), re-exports and dynamic `import()`s too.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from './helpers/files.js';
 
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** `http` for src/http/..., the file name for a file at the top of src (`app.ts`). */
 function unitOf(file: string): string {
@@ -35,7 +28,9 @@ function importsOf(file: string): string[] {
   return specifiers.map((specifier) => resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
 }
 
-const edges = sourceFiles(SRC).flatMap((file) => importsOf(file).map((target) => [file, target] as const));
+const edges = filesUnder(SRC, '.ts').flatMap((file) =>
+  importsOf(file).map((target) => [file, target] as const),
+);
 
 function unitGraph(): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
@@ -116,7 +111,7 @@ describe('architecture of src/', () => {
 
   it('no exported name means two things: each is defined in one file (a TypeBox schema and its type count once)', () => {
     const definedIn = new Map<string, Set<string>>();
-    for (const file of sourceFiles(SRC)) {
+    for (const file of filesUnder(SRC, '.ts')) {
       const text = readFileSync(file, 'utf8');
       for (const match of text.matchAll(
         /^export (?:async )?(?:function|const|let|class|interface|type|enum) ([A-Za-z0-9_]+)/gm,
@@ -138,7 +133,7 @@ const HARNESSES = ['bench', 'deploy', 'scripts'];
 /** Every import among the harnesses' files and from them, as paths from the repository's root. */
 function harnessEdges(): [string, string][] {
   return HARNESSES.flatMap((folder) =>
-    sourceFiles(join(ROOT, folder)).flatMap((file) =>
+    filesUnder(join(ROOT, folder), '.ts').flatMap((file) =>
       importsOf(file).map((target) => [relative(ROOT, file), relative(ROOT, target)] as [string, string]),
     ),
   );

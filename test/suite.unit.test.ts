@@ -1,20 +1,13 @@
 // The suite's own convention (vitest.config.ts): a file named `*.unit.test.ts` uses no test
 // storage and runs once; every other file uses it and runs on PGlite and on PostgreSQL. A file in
 // the wrong group either runs twice for nothing or silently skips a storage.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from './helpers/files.js';
 
 const TEST = fileURLToPath(new URL('.', import.meta.url));
-
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return testFiles(path);
-    return entry.name.endsWith('.test.ts') ? [path] : [];
-  });
-}
 
 /** What starts one of the service's own processes (test/helpers/cli.ts, server-process.ts, ...). */
 const STARTS_PROCESS =
@@ -27,7 +20,7 @@ const USES_STORAGE =
 describe('test files', () => {
   // Left out: this file (its pattern names the helpers), the partner kit and the deployment's
   // tests, which run with their own configurations (npm run test:clients, npm run test:deploy).
-  const files = testFiles(TEST)
+  const files = filesUnder(TEST, '.test.ts')
     .filter(
       (file) =>
         file !== fileURLToPath(import.meta.url) && !/^(clients\/kit|deploy)\//.test(relative(TEST, file)),

@@ -2,30 +2,26 @@
 // operation (and of its arguments, the webhook model's and the URL checks the operations pass on)
 // is thrown as a catalog text, never as an English sentence the console and the command line
 // could only show as is; and every text of src/i18n/operation-refusals.ts is one some code throws.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { translator } from '../../src/i18n/catalog.js';
 import { describeError } from '../../src/i18n/message.js';
 import { operationRefusalsPt } from '../../src/i18n/operation-refusals.js';
 import { OperationError } from '../../src/operations/errors.js';
+import { filesUnder } from '../helpers/files.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** The refusals an operator reads: the operations' own, and those they pass on. */
 const REFUSAL = /new (OperationError|ArgumentError|UntrustedSocket|WebhookRefusal|UnsafeUrl)\(\s*(\S)/g;
 
 describe('refusals in the catalog', () => {
-  const files = sources(SRC).map((file) => ({ name: relative(SRC, file), text: readFileSync(file, 'utf8') }));
+  const files = filesUnder(SRC, '.ts').map((file) => ({
+    name: relative(SRC, file),
+    text: readFileSync(file, 'utf8'),
+  }));
 
   it("issue 40, the operator's tools speak Portuguese: no refusal is thrown with a plain English sentence", () => {
     const thrown = files.flatMap(({ name, text }) =>

@@ -279,22 +279,22 @@ export class TransactionConnection {
 
   constructor(private readonly client: pg.PoolClient) {}
 
-  async query<Row extends pg.QueryResultRow>(
+  query<Row extends pg.QueryResultRow>(
     statement: string | pg.QueryConfig | pg.QueryArrayConfig,
     values?: unknown[],
   ): Promise<pg.QueryResult<Row>> {
-    try {
-      return await this.client.query<Row>(statement as pg.QueryConfig, values);
-    } catch (error) {
-      if (!this.lost && describeDatabaseError(error).dropConnection) this.lost = error as Error;
-      throw error;
-    }
+    return this.judged(this.client.query<Row>(statement as pg.QueryConfig, values));
   }
 
   /** A node-postgres query object (a Submittable), answered through its callback. */
-  async submit(query: object): Promise<pg.QueryResult> {
+  submit(query: object): Promise<pg.QueryResult> {
+    return this.judged(submitTo(this.client, query));
+  }
+
+  /** The statement's answer; its failure kept first when it shows the server lost. */
+  private async judged<T>(answer: Promise<T>): Promise<T> {
     try {
-      return await submitTo(this.client, query);
+      return await answer;
     } catch (error) {
       if (!this.lost && describeDatabaseError(error).dropConnection) this.lost = error as Error;
       throw error;

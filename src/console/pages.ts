@@ -65,10 +65,15 @@ function notFound(page: PageContext): FastifyReply {
   return page.render('message', text, {}, { status: 404, error: text });
 }
 
+/** An operation's refusal, in the page's language. */
+function refusalText(page: PageContext, error: OperationError): string {
+  return page.t('error.refused', { message: describeError(error, page.t) });
+}
+
 /** The operation's refusal, shown on a page of its own (422), never a 500. */
 function refused(page: PageContext, error: unknown): FastifyReply {
   if (!(error instanceof OperationError)) throw error;
-  const text = page.t('error.refused', { message: describeError(error, page.t) });
+  const text = refusalText(page, error);
   return page.render('message', page.t('error.bad_request'), {}, { status: 422, error: text });
 }
 
@@ -622,7 +627,7 @@ async function requestsPage(page: PageContext): Promise<FastifyReply> {
         { filters, partner, requests: [] },
         {
           status: 422,
-          error: page.t('error.refused', { message: describeError(error, page.t) }),
+          error: refusalText(page, error),
         },
       );
     }
@@ -682,7 +687,7 @@ async function auditPage(page: PageContext): Promise<FastifyReply> {
       { entries: [], filters },
       {
         status: 422,
-        error: page.t('error.refused', { message: describeError(error, page.t) }),
+        error: refusalText(page, error),
       },
     );
   }

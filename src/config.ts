@@ -2,7 +2,8 @@
 // stops the process with a clear message instead of failing later. Every variable is declared once
 // in src/config-variables.ts (schema, default, meaning; env-schema applies the schemas); a few
 // checks a schema cannot express (a known time zone, proxy addresses, URLs) follow. Every problem is reported at
-// once, each as "NAME must be ..., got "value"". An empty variable counts as unset.
+// once, each a text of the catalog ("NAME tem de ser ...", "NAME must be ..."; src/i18n/config-problems.ts)
+// told in the operator's language. An empty variable counts as unset.
 import { isIP } from 'node:net';
 import { envSchema } from 'env-schema';
 import { ConfigError } from './config-error.js';
@@ -15,6 +16,9 @@ import {
   type EnvValues,
   placesOf,
 } from './config-variables.js';
+import type { TextKey } from './i18n/catalog.js';
+import { configProblemsEn } from './i18n/config-problems.js';
+import type { Message } from './i18n/message.js';
 
 /** The configuration: its shape is the declarations' (src/config-variables.ts), its values checked. */
 export type Config = Flat<ConfigOf<typeof READERS>>;
@@ -43,21 +47,37 @@ interface SchemaProblem {
   params: { missingProperty?: string };
 }
 
-function described(name: string): string {
+/** The catalog's text of what a value must be: the one whose English is the schema's description. */
+export function valueText(description: string): Message | string {
+  const choices = /^one of (.+)$/.exec(description);
+  if (choices) return { key: 'config.value.one_of', params: { values: choices[1] as string } };
+  const key = VALUE_KEYS.get(description);
+  return key ? { key } : description;
+}
+
+const VALUE_KEYS = new Map(
+  Object.entries(configProblemsEn).flatMap(([key, text]) =>
+    key.startsWith('config.value.') ? [[text as string, key as TextKey] as const] : [],
+  ),
+);
+
+function described(name: string): Message | string {
   const property = (ENV_SCHEMA.properties as Record<string, { description?: string }>)[name];
-  return property?.description ?? 'valid';
+  return valueText(property?.description ?? 'valid');
 }
 
 /** Variables whose value may carry a password: never echoed in a message. */
 const SECRET_BEARING = ['DATABASE_URL', 'REDIS_URL'];
 
-function problem(name: string, raw: string | undefined): string {
-  const shown = SECRET_BEARING.includes(name) ? '' : `, got "${raw}"`;
-  return `${name} must be ${described(name)}${shown}`;
+function problem(name: string, raw: string | undefined): Message {
+  const what = described(name);
+  return SECRET_BEARING.includes(name)
+    ? { key: 'config.must_be_hidden', params: { name, what } }
+    : { key: 'config.must_be', params: { name, what, value: String(raw) } };
 }
 
 /** The schema's verdict: the values (defaults filled in, numbers converted), or the problems. */
-function applySchema(env: Env): { values: EnvValues; problems: string[] } {
+function applySchema(env: Env): { values: EnvValues; problems: Message[] } {
   const data: Record<string, string> = {};
   const bad = new Set<string>();
   for (const name of ENV_NAMES) {
@@ -131,9 +151,8 @@ export function parseRetrySchedule(raw: string, name = 'WEBHOOK_RETRY_SCHEDULE')
     const match = /^([0-9]{1,9})(ms|s|m|h|d)$/.exec(entry);
     const value = match ? Number(match[1]) * (DURATION_UNITS[match[2] as string] as number) : 0;
     if (!match || value < 1 || value > 30 * DURATION_UNITS.d!) {
-      throw new ConfigError(
-        `${name} must be a comma-separated list of durations such as 5s,5m,2h (units ms, s, m, h, d; each at most 30d), got "${raw}"`,
-      );
+      const what: Message = { key: 'config.value.durations' };
+      throw new ConfigError([{ key: 'config.must_be', params: { name, what, value: raw } }]);
     }
     return value;
   });
@@ -164,17 +183,17 @@ export function loadConfig(env: Env): Config {
   const { values, problems } = applySchema(env);
   if (problems.length === 0) {
     if (!knownTimeZone(values.TZ_NAME))
-      problems.push(`TZ_NAME is not a known time zone, got "${values.TZ_NAME}"`);
+      problems.push({ key: 'config.time_zone', params: { value: values.TZ_NAME } });
     for (const name of ['DATABASE_URL', 'REDIS_URL', 'DOCS_URL'] as const) {
       const raw = values[name];
-      if (raw !== undefined && !validUrl(raw)) problems.push(`${name} is not a valid URL`);
+      if (raw !== undefined && !validUrl(raw)) problems.push({ key: 'config.url', params: { name } });
     }
     if (retryScheduleOf(values.WEBHOOK_RETRY_SCHEDULE) === null)
       problems.push(problem('WEBHOOK_RETRY_SCHEDULE', values.WEBHOOK_RETRY_SCHEDULE));
     if (values.DOCS_PORT !== 'off' && Number(values.DOCS_PORT) > 65535)
       problems.push(problem('DOCS_PORT', values.DOCS_PORT));
     if (values.CONSOLE_URL !== undefined && !validUrl(values.CONSOLE_URL))
-      problems.push('CONSOLE_URL is not a valid URL');
+      problems.push({ key: 'config.url', params: { name: 'CONSOLE_URL' } });
     if (values.CONSOLE_PORT !== 'off' && Number(values.CONSOLE_PORT) > 65535)
       problems.push(problem('CONSOLE_PORT', values.CONSOLE_PORT));
     // The console has its own port: the API keeps its 14 routes, the docs their site.
@@ -185,14 +204,12 @@ export function loadConfig(env: Env): Config {
     ] as const) {
       const consolePort = values.CONSOLE_PORT === 'off' ? 0 : Number(values.CONSOLE_PORT);
       if (consolePort !== 0 && other !== undefined && other !== 0 && consolePort === other) {
-        problems.push(
-          `CONSOLE_PORT tem de ser diferente de ${name} (ambos ${other}): a consola é servida na sua própria porta; escolha outra porta para CONSOLE_PORT, ou CONSOLE_PORT=off`,
-        );
+        problems.push({ key: 'config.console_port', params: { name, port: other } });
       }
     }
     if (trustProxyOf(values.TRUST_PROXY) === null) problems.push(problem('TRUST_PROXY', values.TRUST_PROXY));
     if (values.OPS_PORT !== undefined && values.OPS_PORT !== 0 && values.OPS_PORT === values.PORT) {
-      problems.push(`OPS_PORT must differ from PORT, both are ${values.PORT}`);
+      problems.push({ key: 'config.ops_port', params: { port: values.PORT } });
     }
     // The docs have their own port: on the API's, every doc_url would answer 404.
     for (const [name, other] of [
@@ -205,14 +222,12 @@ export function loadConfig(env: Env): Config {
         other !== 0 &&
         Number(values.DOCS_PORT) === other
       ) {
-        problems.push(
-          `DOCS_PORT tem de ser diferente de ${name} (ambos ${other}): a documentação é servida na sua própria porta; escolha outra porta para DOCS_PORT, ou DOCS_PORT=off`,
-        );
+        problems.push({ key: 'config.docs_port', params: { name, port: other } });
       }
     }
   }
   if (problems.length > 0) {
-    throw new ConfigError(problems.join('; '));
+    throw new ConfigError(problems);
   }
   return configOf(values);
 }

@@ -4,8 +4,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { readmeConfigurationTable } from '../scripts/lib/config-table.js';
-import { type Config, ConfigError, ENV_NAMES, loadConfig } from '../src/config.js';
-import { configurationTable, type LOG_FORMATS, type LOG_LEVELS, placesOf } from '../src/config-variables.js';
+import { type Config, ConfigError, ENV_NAMES, loadConfig, valueText } from '../src/config.js';
+import {
+  configurationTable,
+  ENV_SCHEMA,
+  type LOG_FORMATS,
+  type LOG_LEVELS,
+  placesOf,
+} from '../src/config-variables.js';
+import { translator, type UiLanguage } from '../src/i18n/catalog.js';
+import { tell } from '../src/i18n/message.js';
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
@@ -49,12 +57,14 @@ const BAD_VALUES: Record<string, string | null> = {
   REQUEST_LOG: 'yes',
 };
 
-function refusal(env: Record<string, string>): string {
+/** What the start says of `env`: in English (the error's message, the logs'), or told in `language`. */
+function refusal(env: Record<string, string>, language?: UiLanguage): string {
   try {
     loadConfig(env);
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
+    const { problems, message } = error as ConfigError;
+    return language ? problems.map((problem) => tell(problem, translator(language))).join('; ') : message;
   }
   throw new Error(`accepted ${JSON.stringify(env)}`);
 }
@@ -129,17 +139,39 @@ describe('configuration', () => {
   });
 
   it('issue 30: DOCS_PORT equal to PORT (or OPS_PORT) is refused, in Portuguese, instead of a docs server whose every doc_url is a 404', () => {
-    expect(refusal({ PORT: '3001' })).toBe(
+    expect(refusal({ PORT: '3001' }, 'pt')).toBe(
       'DOCS_PORT tem de ser diferente de PORT (ambos 3001): a documentação é servida na sua própria porta; escolha outra porta para DOCS_PORT, ou DOCS_PORT=off',
     );
-    expect(refusal({ PORT: '8080', DOCS_PORT: '8080' })).toMatch(
+    expect(refusal({ PORT: '8080', DOCS_PORT: '8080' }, 'pt')).toMatch(
       /^DOCS_PORT tem de ser diferente de PORT \(ambos 8080\)/,
     );
-    expect(refusal({ OPS_PORT: '9100', DOCS_PORT: '9100' })).toMatch(
+    expect(refusal({ OPS_PORT: '9100', DOCS_PORT: '9100' }, 'pt')).toMatch(
       /^DOCS_PORT tem de ser diferente de OPS_PORT/,
     );
     expect(loadConfig({ PORT: '3001', DOCS_PORT: 'off' }).docsPort).toBeNull();
     expect(loadConfig({ PORT: '0', DOCS_PORT: '3001' }).docsPort).toBe(3001);
+  });
+
+  it("the operator's language: every bad value is told in Portuguese by default (English with INVOICING_LANG=en), one language per message, and a secret-bearing value is never repeated", () => {
+    // Each variable's description has its Portuguese text in the catalog (none falls back to English).
+    for (const [name, property] of Object.entries(
+      ENV_SCHEMA.properties as Record<string, { description?: string }>,
+    ))
+      expect(typeof valueText(property.description ?? ''), name).toBe('object');
+    for (const [name, bad] of Object.entries(BAD_VALUES)) {
+      if (bad === null) continue;
+      const [pt, en] = [refusal({ [name]: bad }, 'pt'), refusal({ [name]: bad }, 'en')];
+      expect(pt, name).toMatch(new RegExp(`^${name} (tem de ser|não é) `));
+      expect(pt, name).not.toMatch(/\b(must|got|is not|an|the)\b/);
+      expect(en, name).toBe(refusal({ [name]: bad }));
+      if (name === 'DATABASE_URL' || name === 'REDIS_URL') expect(pt + en, name).not.toContain(bad);
+    }
+    expect(refusal({ PORT: 'abc', LOG_LEVEL: 'loud' }, 'pt')).toBe(
+      'PORT tem de ser um número inteiro de 0 a 65535; recebi "abc"; LOG_LEVEL tem de ser um de fatal, error, warn, info, debug, trace, silent; recebi "loud"',
+    );
+    expect(refusal({ PORT: '3001' }, 'en')).toMatch(
+      /^DOCS_PORT must differ from PORT \(both 3001\): the documentation/,
+    );
   });
 
   it('takes every valid form', () => {
@@ -185,8 +217,10 @@ describe('configuration', () => {
     const behindProxy = loadConfig({ CONSOLE_URL: 'https://consola.example.co.mz/' }).console;
     expect(behindProxy.url).toBe('https://consola.example.co.mz');
     expect(behindProxy.urlConfigured).toBe(true);
-    expect(refusal({ PORT: '3002' })).toMatch(/^CONSOLE_PORT tem de ser diferente de PORT \(ambos 3002\)/);
-    expect(refusal({ DOCS_PORT: '4000', CONSOLE_PORT: '4000' })).toMatch(
+    expect(refusal({ PORT: '3002' }, 'pt')).toMatch(
+      /^CONSOLE_PORT tem de ser diferente de PORT \(ambos 3002\)/,
+    );
+    expect(refusal({ DOCS_PORT: '4000', CONSOLE_PORT: '4000' }, 'pt')).toMatch(
       /^CONSOLE_PORT tem de ser diferente de DOCS_PORT/,
     );
     expect(loadConfig({ PORT: '3002', CONSOLE_PORT: 'off' }).console.port).toBeNull();

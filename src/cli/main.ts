@@ -386,7 +386,11 @@ export function describeCliFailure(
   if (error instanceof OperationError)
     return { kind: 'refused', message: describeError(error, t), status: EXIT_FAILED };
   if (error instanceof ConfigError)
-    return { kind: 'configuration', message: error.message, status: EXIT_FAILED };
+    return {
+      kind: 'configuration',
+      message: error.problems.map((problem) => tell(problem, t)).join('; '),
+      status: EXIT_FAILED,
+    };
   if (error instanceof StartRefused)
     return { kind: 'start', message: describeError(error, t), status: EXIT_FAILED };
   if (error instanceof AdminServerFailure)

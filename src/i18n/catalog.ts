@@ -1,12 +1,14 @@
 // One catalog of the texts people read in the operator's tools, the support console
 // (src/i18n/console.ts) and the command line (src/i18n/cli.ts, cli-refusals.ts, cli-help.ts), with the
-// refusals of the operations both show (src/i18n/operation-refusals.ts): Portuguese by default,
+// refusals of the operations both show (src/i18n/operation-refusals.ts) and what is wrong with the
+// environment a process starts with (src/i18n/config-problems.ts): Portuguese by default,
 // English one switch away. Every text exists in both languages (the types say so;
 // test/i18n/catalog.unit.test.ts checks the placeholders and plural forms too). `{name}` in a text
 // is replaced by `params.name`; a text with plural forms picks one by `params.count`.
 import { cliEn, cliPt } from './cli.js';
 import { cliHelpEn, cliHelpPt } from './cli-help.js';
 import { cliRefusalsEn, cliRefusalsPt } from './cli-refusals.js';
+import { configProblemsEn, configProblemsPt } from './config-problems.js';
 import { consoleEn, consolePt } from './console.js';
 import { operationRefusalsEn, operationRefusalsPt } from './operation-refusals.js';
 import type { CatalogText, Plural, TextParams } from './text.js';
@@ -17,7 +19,14 @@ export const LANGUAGES = ['pt', 'en'] as const;
 export type UiLanguage = (typeof LANGUAGES)[number];
 export const DEFAULT_LANGUAGE: UiLanguage = 'pt';
 
-const pt = { ...consolePt, ...cliPt, ...cliRefusalsPt, ...operationRefusalsPt, ...cliHelpPt };
+const pt = {
+  ...consolePt,
+  ...cliPt,
+  ...cliRefusalsPt,
+  ...operationRefusalsPt,
+  ...cliHelpPt,
+  ...configProblemsPt,
+};
 
 export type TextKey = keyof typeof pt;
 
@@ -27,6 +36,7 @@ const en: Record<TextKey, CatalogText> = {
   ...cliRefusalsEn,
   ...operationRefusalsEn,
   ...cliHelpEn,
+  ...configProblemsEn,
 };
 
 export const CATALOG: Record<UiLanguage, Record<TextKey, CatalogText>> = { pt, en };

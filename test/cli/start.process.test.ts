@@ -130,7 +130,11 @@ describe(`serve refuses a start that would fail, creating nothing (${testStorage
     // issue 30: the docs on the API's port would answer every doc_url with a 404.
     const docs = await runInProcess(serveArgs(), { ...EN, ...storage.env, PORT: '3001', DOCS_PORT: '3001' });
     expect(docs.code).toBe(1);
-    expect(docs.stderr).toMatch(/^error: DOCS_PORT tem de ser diferente de PORT \(ambos 3001\)/);
+    expect(docs.stderr).toMatch(/^error: DOCS_PORT must differ from PORT \(both 3001\)/);
+    // In Portuguese, the operator's language by default: the whole line, problem included.
+    const docsPt = await runInProcess(serveArgs(), { ...storage.env, PORT: '3001', DOCS_PORT: '3001' });
+    expect(docsPt.code).toBe(1);
+    expect(docsPt.stderr).toMatch(/^erro: DOCS_PORT tem de ser diferente de PORT \(ambos 3001\)/);
     const zone = await runInProcess(serveArgs(), { ...EN, ...storage.env, TZ_NAME: 'Mars/Olympus' });
     expect(zone.stderr).toBe('error: TZ_NAME is not a known time zone, got "Mars/Olympus"\n');
     await expectNothingCreated();

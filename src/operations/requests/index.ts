@@ -6,9 +6,9 @@
 // keeps (src/request-log/usage.ts), never from a scan of the log. Every query is bound to one company: `list` requires
 // it, `show` names it, and whatever `show` links to is read within the request's company only.
 import { and, asc, desc, eq, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
-import { API_PREFIX } from '../app-constants.js';
-import type { ActingContext } from '../context.js';
-import { queryRows } from '../db/client.js';
+import { API_PREFIX } from '../../app-constants.js';
+import type { ActingContext } from '../../context.js';
+import { queryRows } from '../../db/client.js';
 import {
   apiKeys,
   companies,
@@ -19,8 +19,8 @@ import {
   webhookAttempts,
   webhookDeliveries,
   webhookEvents,
-} from '../db/schema.js';
-import { formatTimestamp } from '../format.js';
+} from '../../db/schema.js';
+import { formatTimestamp } from '../../format.js';
 import {
   emptyCounts,
   HOUR_MS,
@@ -29,7 +29,7 @@ import {
   type Percentile,
   percentile,
   type UsageCounts,
-} from '../request-log/usage.js';
+} from '../../request-log/usage.js';
 import {
   atOrAfter,
   companyArg,
@@ -38,10 +38,10 @@ import {
   optionalId,
   optionalMoment,
   type RawArgs,
-} from './arguments.js';
-import { requireCompany } from './companies.js';
-import { define, limitArg } from './define.js';
-import { ArgumentError, OperationError } from './errors.js';
+} from '../arguments.js';
+import { requireCompany } from '../companies.js';
+import { define, limitArg } from '../define.js';
+import { ArgumentError, OperationError } from '../errors.js';
 
 const MINUTE_MS = 60_000;
 

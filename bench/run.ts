@@ -187,7 +187,7 @@ async function runRequestLogScaleAlone(options: ReturnType<typeof readOptions>):
   const meta: RunMeta = {
     date: new Date().toISOString(),
     machine: await describeMachine(dataset.url),
-    tool: 'in-process operations (src/operations/requests.ts) on a pool of 4 connections',
+    tool: 'in-process operations (src/operations/requests/) on a pool of 4 connections',
     server: '-',
     settings: { samples: options.samples, groups: ['request-log-scale'] },
     dataset: {

@@ -1,6 +1,6 @@
 // The request log at scale (issue 40, goal 7): with 10 million rows (30 days at about 4 requests a
 // second, bench/dataset/request-log.ts), what support and the console read, through the
-// operations themselves (src/operations/requests.ts) on a pool like a server's:
+// operations themselves (src/operations/requests/) on a pool like a server's:
 // - `requests show` by id (goal: under 50 ms), random ids, the first of each a cold read;
 // - filtered pages of `requests list` (company, key, route, status class, error code, time; goal:
 //   p95 under 1 s over every page measured);
@@ -19,7 +19,7 @@ import {
   showRequest,
   type UsageWindow,
   usageReport,
-} from '../../src/operations/requests.js';
+} from '../../src/operations/requests/index.js';
 import type { Log } from '../dataset/ensure.js';
 import { ensureRequestLogDataset, KEYS_PER_COMPANY, type RequestLogDataset } from '../dataset/request-log.js';
 import { resultsDir } from '../lib/paths.js';

@@ -1,5 +1,5 @@
 // `bin/invoicing keys roll|usage`, `requests list|show` and `usage`: rolling a key, and what support reads
-// of the request log (src/operations/requests.ts), in the shape of src/cli/command.ts. Joined to
+// of the request log (src/operations/requests/), in the shape of src/cli/command.ts. Joined to
 // the command table of src/cli/commands.ts; nothing here touches the database.
 import type { Translate } from '../i18n/catalog.js';
 import type { OperationResult } from '../operations/index.js';

@@ -2,7 +2,7 @@
 // none inline), nothing to load, and the same numbers are in the page's tables for screen readers
 // and for copying. Colours are SVG attributes (the CSP allows no inline style). Labels are escaped
 // here because the SVG is put into the page unescaped.
-import type { UsagePoint } from '../operations/requests.js';
+import type { UsagePoint } from '../operations/requests/index.js';
 
 const escapeText = (text: string) =>
   text.replace(

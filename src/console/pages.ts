@@ -17,7 +17,7 @@ import type { TextKey, UiLanguage } from '../i18n/catalog.js';
 import { describeError } from '../i18n/message.js';
 import { OperationError } from '../operations/errors.js';
 import { executeOperation, type OperationName, type OperationResult } from '../operations/index.js';
-import { USAGE_WINDOWS, type UsageReport, type UsageWindow } from '../operations/requests.js';
+import { USAGE_WINDOWS, type UsageReport, type UsageWindow } from '../operations/requests/index.js';
 import { tokenDigest } from '../operations/staff.js';
 import { EVENT_TYPES } from '../webhooks/event-types.js';
 import { lines, pointLabel, stackedBars } from './charts.js';

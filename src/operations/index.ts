@@ -62,7 +62,7 @@ import {
 import { listCounterOperations } from './list-counters.js';
 import { lookUpCustomers, lookUpInvoices } from './lists.js';
 import { listPendingPosSync } from './pos.js';
-import { requestOperations } from './requests.js';
+import { requestOperations } from './requests/index.js';
 import { staffOperations } from './staff.js';
 import { createTax, listTaxes } from './taxes.js';
 import { webhookOperations } from './webhooks.js';

@@ -11,7 +11,7 @@ import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/clien
 import type { DeprecatedItem } from '../../src/http/deprecation.js';
 import { createApiKey } from '../../src/operations/api-keys.js';
 import { executeOperation } from '../../src/operations/index.js';
-import type { UsageReport } from '../../src/operations/requests.js';
+import type { UsageReport } from '../../src/operations/requests/index.js';
 import { createRequestLog, RETENTION_DAYS } from '../../src/request-log/writer.js';
 import { apiCall } from '../helpers/cli.js';
 import {

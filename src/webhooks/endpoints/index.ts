@@ -7,11 +7,11 @@
 // - Enabling re-checks the URL (the addresses behind a name may have changed).
 // - Times are shown in the context's time zone (TZ_NAME) with their offset, like everywhere else.
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { ActingContext } from '../context.js';
-import { type Database, queryRows, runInTransaction } from '../db/client.js';
-import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.js';
-import { formatTimestamp } from '../format.js';
-import { english, type Message } from '../i18n/message.js';
+import type { ActingContext } from '../../context.js';
+import { type Database, queryRows, runInTransaction } from '../../db/client.js';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../db/schema.js';
+import { formatTimestamp } from '../../format.js';
+import { english, type Message } from '../../i18n/message.js';
 import {
   ALL_EVENTS,
   EVENT_FAMILIES,
@@ -19,10 +19,10 @@ import {
   isEventFamilyPattern,
   isEventType,
   PING_EVENT,
-} from './event-types.js';
-import { subscribesTo } from './events.js';
-import { newSecret } from './signer.js';
-import { checkEndpointUrl, type Resolver, systemResolver, type UrlPolicy } from './url-safety.js';
+} from '../event-types.js';
+import { subscribesTo } from '../events.js';
+import { newSecret } from '../signer.js';
+import { checkEndpointUrl, type Resolver, systemResolver, type UrlPolicy } from '../url-safety.js';
 
 /** A refusal of the operator's request: a catalog text, its English the message. */
 export class WebhookRefusal extends Error {

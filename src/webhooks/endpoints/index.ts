@@ -6,116 +6,29 @@
 //   oldest secret.
 // - Enabling re-checks the URL (the addresses behind a name may have changed).
 // - Times are shown in the context's time zone (TZ_NAME) with their offset, like everywhere else.
+//
+// Split by what each part does; this file still holds the reads and resends:
+//   endpoint.ts  the stored row and its summary, the refusal, one endpoint read by id
+//   changes.ts   create, update, enable and disable (the URL checked), the event list read
+//   secrets.ts   rotating the secret, and the secrets that sign now
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { ActingContext } from '../../context.js';
 import { type Database, queryRows, runInTransaction } from '../../db/client.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../db/schema.js';
 import { formatTimestamp } from '../../format.js';
-import { english, type Message } from '../../i18n/message.js';
-import {
-  ALL_EVENTS,
-  EVENT_FAMILIES,
-  EVENT_TYPES,
-  isEventFamilyPattern,
-  isEventType,
-  PING_EVENT,
-} from '../event-types.js';
+import { PING_EVENT } from '../event-types.js';
 import { subscribesTo } from '../events.js';
-import { newSecret } from '../signer.js';
-import { checkEndpointUrl, type Resolver, systemResolver, type UrlPolicy } from '../url-safety.js';
+import { type EndpointSummary, requireEndpoint, summaryOf, WebhookRefusal } from './endpoint.js';
 
-/** A refusal of the operator's request: a catalog text, its English the message. */
-export class WebhookRefusal extends Error {
-  override name = 'WebhookRefusal';
-  readonly text: Message;
-
-  constructor(text: Message) {
-    super(english(text));
-    this.text = text;
-  }
-}
-
-export const PREVIOUS_SECRET_HOURS = 24;
-
-type EndpointRow = typeof webhookEndpoints.$inferSelect;
-
-export interface EndpointSummary {
-  id: number;
-  company_id: number;
-  url: string;
-  /** Event types, or ["all"]. */
-  events: string[];
-  enabled: boolean;
-  disabled_reason: string | null;
-  disabled_at: string | null;
-  /** Until when the secret before the last rotation still signs, if it does. */
-  previous_secret_valid_until: string | null;
-  created_at: string;
-}
-
-function eventsShown(events: readonly string[]): string[] {
-  return events.includes(ALL_EVENTS) ? ['all'] : [...events];
-}
-
-function summaryOf(row: EndpointRow, timeZone: string, now = new Date()): EndpointSummary {
-  const previousValid = row.previousSecretExpiresAt && row.previousSecretExpiresAt > now;
-  const shown = (at: Date | null) => (at ? formatTimestamp(at, timeZone) : null);
-  return {
-    id: row.id,
-    company_id: row.companyId,
-    url: row.url,
-    events: eventsShown(row.events),
-    enabled: row.enabled,
-    disabled_reason: row.disabledReason,
-    disabled_at: shown(row.disabledAt),
-    previous_secret_valid_until: previousValid ? shown(row.previousSecretExpiresAt) : null,
-    created_at: formatTimestamp(row.createdAt, timeZone),
-  };
-}
-
-/**
- * "all" (or nothing) -> every type; otherwise a comma-separated list of known types and families
- * (`invoice.*`: every invoice type, also those added later), stored as given.
- */
-export function parseEventList(raw: string | readonly string[] | undefined): string[] {
-  const list = (typeof raw === 'string' ? raw.split(',') : (raw ?? ['all']))
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
-  if (list.length === 0 || list.includes('all') || list.includes(ALL_EVENTS)) return [ALL_EVENTS];
-  const unknown = list.filter((entry) => !isEventType(entry) && !isEventFamilyPattern(entry));
-  if (unknown.length > 0) {
-    throw new WebhookRefusal({
-      key: 'webhook.unknown_events',
-      params: {
-        unknown: unknown.join(', '),
-        families: EVENT_FAMILIES.map((family) => `${family}.*`).join(', '),
-        types: EVENT_TYPES.join(', '),
-      },
-    });
-  }
-  return [...new Set(list)];
-}
-
-async function checkedUrl(raw: string, policy: UrlPolicy, resolver: Resolver): Promise<string> {
-  return (await checkEndpointUrl(raw, policy, resolver)).toString();
-}
-
-export async function createEndpoint(
-  { db, timeZone }: ActingContext,
-  input: { companyId: number; url: string; events?: string | readonly string[] },
-  policy: UrlPolicy,
-  resolver: Resolver = systemResolver,
-): Promise<EndpointSummary & { secret: string }> {
-  const events = parseEventList(input.events);
-  const url = await checkedUrl(input.url, policy, resolver);
-  const secret = newSecret();
-  const [row] = await db
-    .insert(webhookEndpoints)
-    .values({ companyId: input.companyId, url, events, secret })
-    .returning();
-  if (!row) throw new Error('endpoint insert returned no row');
-  return { ...summaryOf(row, timeZone), secret };
-}
+export {
+  createEndpoint,
+  disableAfterFailures,
+  parseEventList,
+  setEndpointEnabled,
+  updateEndpoint,
+} from './changes.js';
+export { type EndpointSummary, requireEndpoint, WebhookRefusal } from './endpoint.js';
+export { PREVIOUS_SECRET_HOURS, rotateSecret, signingSecrets } from './secrets.js';
 
 /** How an endpoint is doing, from its delivery log (`webhooks list`). */
 export interface EndpointHealth {
@@ -196,117 +109,6 @@ export async function listEndpoints(
       deliveries_pending: Number(of?.deliveries_pending ?? 0),
     };
   });
-}
-
-export async function requireEndpoint(db: Database, id: number): Promise<EndpointRow> {
-  const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
-  if (!row) throw new WebhookRefusal({ key: 'webhook.endpoint_missing', params: { id } });
-  return row;
-}
-
-export async function setEndpointEnabled(
-  { db, timeZone }: ActingContext,
-  id: number,
-  enabled: boolean,
-  policy: UrlPolicy,
-  resolver: Resolver = systemResolver,
-): Promise<EndpointSummary> {
-  const endpoint = await requireEndpoint(db, id);
-  if (enabled) await checkedUrl(endpoint.url, policy, resolver);
-  const [row] = await db
-    .update(webhookEndpoints)
-    .set(
-      enabled
-        ? { enabled: true, disabledReason: null, disabledAt: null, updatedAt: sql`now()` }
-        : {
-            enabled: false,
-            disabledReason: 'disabled by the operator',
-            disabledAt: sql`now()`,
-            updatedAt: sql`now()`,
-          },
-    )
-    .where(eq(webhookEndpoints.id, id))
-    .returning();
-  if (!row) throw new WebhookRefusal({ key: 'webhook.endpoint_missing', params: { id } });
-  return summaryOf(row, timeZone);
-}
-
-/**
- * Changes what an endpoint receives (`events`) and where (`url`, checked like a new one). Events
- * recorded from now on follow the new subscription; deliveries already queued still go.
- */
-export async function updateEndpoint(
-  { db, timeZone }: ActingContext,
-  id: number,
-  changes: { events?: string | readonly string[]; url?: string },
-  policy: UrlPolicy,
-  resolver: Resolver = systemResolver,
-): Promise<EndpointSummary> {
-  await requireEndpoint(db, id);
-  const events = changes.events === undefined ? undefined : parseEventList(changes.events);
-  const url = changes.url === undefined ? undefined : await checkedUrl(changes.url, policy, resolver);
-  const [row] = await db
-    .update(webhookEndpoints)
-    .set({
-      ...(events ? { events } : {}),
-      ...(url ? { url } : {}),
-      updatedAt: sql`now()`,
-    })
-    .where(eq(webhookEndpoints.id, id))
-    .returning();
-  if (!row) throw new WebhookRefusal({ key: 'webhook.endpoint_missing', params: { id } });
-  return summaryOf(row, timeZone);
-}
-
-/** Called by the worker after a delivery's last failed attempt. True if it was enabled until now. */
-export async function disableAfterFailures(db: Database, id: number, reason: string): Promise<boolean> {
-  const rows = await db
-    .update(webhookEndpoints)
-    .set({
-      enabled: false,
-      disabledReason: reason,
-      disabledAt: sql`clock_timestamp()`,
-      updatedAt: sql`now()`,
-    })
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.enabled, true)))
-    .returning({ id: webhookEndpoints.id });
-  return rows.length > 0;
-}
-
-export async function rotateSecret(
-  { db, timeZone }: ActingContext,
-  id: number,
-): Promise<{ id: number; secret: string; previous_secret_valid_until: string }> {
-  const secret = newSecret();
-  const [row] = await db
-    .update(webhookEndpoints)
-    .set({
-      previousSecret: sql`${webhookEndpoints.secret}`,
-      previousSecretExpiresAt: sql`now() + make_interval(hours => ${PREVIOUS_SECRET_HOURS})`,
-      secret,
-      updatedAt: sql`now()`,
-    })
-    .where(eq(webhookEndpoints.id, id))
-    .returning();
-  if (!row?.previousSecretExpiresAt)
-    throw new WebhookRefusal({ key: 'webhook.endpoint_missing', params: { id } });
-  return {
-    id: row.id,
-    secret,
-    previous_secret_valid_until: formatTimestamp(row.previousSecretExpiresAt, timeZone),
-  };
-}
-
-/** The secrets that sign now: the current one, and the previous one during its 24 hours. */
-export function signingSecrets(
-  endpoint: Pick<EndpointRow, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
-  now = new Date(),
-): string[] {
-  const previous =
-    endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now
-      ? [endpoint.previousSecret]
-      : [];
-  return [endpoint.secret, ...previous];
 }
 
 // ---- the delivery log, for `webhooks deliveries` and `webhooks resend` ----

@@ -20,7 +20,7 @@ import {
   setEndpointEnabled,
   updateEndpoint,
   WebhookRefusal,
-} from '../webhooks/endpoints.js';
+} from '../webhooks/endpoints/index.js';
 import { EVENT_TYPES, type EventType, isEventType, PING_EVENT } from '../webhooks/event-types.js';
 import { pingData, recordEventForEndpoint } from '../webhooks/events.js';
 import { UnsafeUrl } from '../webhooks/url-safety.js';

@@ -16,7 +16,7 @@
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import { type Database, queryRows, runInTransaction } from '../db/client.js';
 import { webhookAttempts, webhookDeliveries } from '../db/schema.js';
-import { disableAfterFailures, signingSecrets } from './endpoints.js';
+import { disableAfterFailures, signingSecrets } from './endpoints/index.js';
 import { PING_EVENT } from './event-types.js';
 import { countAttempt, countExhausted, observeLag } from './metrics.js';
 import { retryDelay } from './schedule.js';

@@ -12,16 +12,16 @@ import {
   requestLog,
   staffAccounts,
   webhookEndpoints,
-} from '../db/schema.js';
-import type { TextKey, UiLanguage } from '../i18n/catalog.js';
-import { describeError } from '../i18n/message.js';
-import { OperationError } from '../operations/errors.js';
-import { executeOperation, type OperationName, type OperationResult } from '../operations/index.js';
-import { USAGE_WINDOWS, type UsageReport, type UsageWindow } from '../operations/requests/index.js';
-import { tokenDigest } from '../operations/staff.js';
-import { EVENT_TYPES } from '../webhooks/event-types.js';
-import { lines, pointLabel, stackedBars } from './charts.js';
-import type { ConsoleDeps, cookieNames } from './context.js';
+} from '../../db/schema.js';
+import type { TextKey, UiLanguage } from '../../i18n/catalog.js';
+import { describeError } from '../../i18n/message.js';
+import { OperationError } from '../../operations/errors.js';
+import { executeOperation, type OperationName, type OperationResult } from '../../operations/index.js';
+import { USAGE_WINDOWS, type UsageReport, type UsageWindow } from '../../operations/requests/index.js';
+import { tokenDigest } from '../../operations/staff.js';
+import { EVENT_TYPES } from '../../webhooks/event-types.js';
+import { lines, pointLabel, stackedBars } from '../charts.js';
+import type { ConsoleDeps, cookieNames } from '../context.js';
 import {
   hashPassword,
   MAX_PASSWORD_LENGTH,
@@ -31,10 +31,10 @@ import {
   totpQrSvg,
   totpStep,
   totpUri,
-} from './credentials.js';
-import type { RouteKey } from './roles.js';
-import { endSession, pruneSessions, type StaffMember, startSession } from './sessions.js';
-import { clearFailures, isLocked, recordFailure, subjectsOf } from './throttle.js';
+} from '../credentials.js';
+import type { RouteKey } from '../roles.js';
+import { endSession, pruneSessions, type StaffMember, startSession } from '../sessions.js';
+import { clearFailures, isLocked, recordFailure, subjectsOf } from '../throttle.js';
 
 export interface RenderOptions {
   status?: number;

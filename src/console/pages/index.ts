@@ -4,7 +4,7 @@
 // process with the staff member as the actor, so it is audited and takes effect as a CLI change
 // does. Sign-in, setup and sign-out are the console's own.
 import { and, count, eq, isNull, max, sql } from 'drizzle-orm';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import {
   apiKeys,
   companies,
@@ -13,15 +13,13 @@ import {
   staffAccounts,
   webhookEndpoints,
 } from '../../db/schema.js';
-import type { TextKey, UiLanguage } from '../../i18n/catalog.js';
-import { describeError } from '../../i18n/message.js';
+import type { TextKey } from '../../i18n/catalog.js';
 import { OperationError } from '../../operations/errors.js';
-import { executeOperation, type OperationName, type OperationResult } from '../../operations/index.js';
+import type { OperationResult } from '../../operations/index.js';
 import { USAGE_WINDOWS, type UsageReport, type UsageWindow } from '../../operations/requests/index.js';
 import { tokenDigest } from '../../operations/staff.js';
 import { EVENT_TYPES } from '../../webhooks/event-types.js';
 import { lines, pointLabel, stackedBars } from '../charts.js';
-import type { ConsoleDeps, cookieNames } from '../context.js';
 import {
   hashPassword,
   MAX_PASSWORD_LENGTH,
@@ -35,88 +33,24 @@ import {
 import type { RouteKey } from '../roles.js';
 import { endSession, pruneSessions, type StaffMember, startSession } from '../sessions.js';
 import { clearFailures, isLocked, recordFailure, subjectsOf } from '../throttle.js';
+import {
+  can,
+  form,
+  idParam,
+  notFoundPage,
+  type PageContext,
+  params,
+  query,
+  type RenderOptions,
+  refusalText,
+  refused,
+  run,
+  visibleCompany,
+} from './shared.js';
 
-export interface RenderOptions {
-  status?: number;
-  notice?: string | undefined;
-  error?: string | undefined;
-}
-
-export interface PageContext {
-  request: FastifyRequest;
-  reply: FastifyReply;
-  deps: ConsoleDeps;
-  lang: UiLanguage;
-  t(key: TextKey, params?: Record<string, string | number>): string;
-  staff: StaffMember | null;
-  cookies: ReturnType<typeof cookieNames>;
-  render(view: string, title: string, data?: object, options?: RenderOptions): FastifyReply;
-}
+export type { PageContext } from './shared.js';
 
 type Handler = (page: PageContext) => Promise<FastifyReply> | FastifyReply;
-
-type Form = Record<string, string | undefined>;
-const form = (page: PageContext): Form => (page.request.body ?? {}) as Form;
-const params = (page: PageContext) => page.request.params as Record<string, string>;
-const query = (page: PageContext) => page.request.query as Record<string, string | undefined>;
-
-function notFound(page: PageContext): FastifyReply {
-  const text = page.t('error.not_found');
-  return page.render('message', text, {}, { status: 404, error: text });
-}
-
-/** An operation's refusal, in the page's language. */
-function refusalText(page: PageContext, error: OperationError): string {
-  return page.t('error.refused', { message: describeError(error, page.t) });
-}
-
-/** The operation's refusal, shown on a page of its own (422), never a 500. */
-function refused(page: PageContext, error: unknown): FastifyReply {
-  if (!(error instanceof OperationError)) throw error;
-  const text = refusalText(page, error);
-  return page.render('message', page.t('error.bad_request'), {}, { status: 422, error: text });
-}
-
-function actorName(staff: StaffMember): string {
-  return `console:${staff.email}`;
-}
-
-function run<N extends OperationName>(
-  page: PageContext,
-  name: N,
-  raw: Record<string, unknown>,
-): Promise<OperationResult<N>> {
-  const staff = page.staff;
-  if (!staff) throw new Error('an operation needs a signed-in person');
-  const args = Object.fromEntries(
-    Object.entries(raw).filter(([, value]) => value !== undefined && value !== ''),
-  );
-  return executeOperation(page.deps.setup, name, args, actorName(staff));
-}
-
-const can = (page: PageContext) => ({
-  support: page.staff !== null && ['support', 'admin'].includes(page.staff.role),
-});
-
-function idParam(text: string | undefined): number | null {
-  return text && /^[1-9][0-9]{0,8}$/.test(text) ? Number(text) : null;
-}
-
-/** The company of the path, when this person may see it: a partner sees only its own. */
-async function visibleCompany(page: PageContext) {
-  const id = idParam(params(page).id);
-  if (id === null) return null;
-  if (page.staff?.role === 'partner' && page.staff.companyId !== id) return null;
-  const [company] = await page.deps.handle.db.select().from(companies).where(eq(companies.id, id));
-  return company
-    ? {
-        id: company.id,
-        name: company.name,
-        nuit: company.nuit,
-        partner_api_enabled: company.partnerApiEnabled,
-      }
-    : null;
-}
 
 function safeNext(next: string | undefined): string | null {
   return next && /^\/[A-Za-z0-9/_?=&%.-]*$/.test(next) && !next.startsWith('//') ? next : null;
@@ -315,7 +249,7 @@ async function companiesPage(page: PageContext): Promise<FastifyReply> {
 
 async function companyPage(page: PageContext, notice?: string): Promise<FastifyReply> {
   const company = await visibleCompany(page);
-  if (!company) return notFound(page);
+  if (!company) return notFoundPage(page);
   const db = page.deps.handle.db;
   const [keys] = await db
     .select({ n: count() })
@@ -337,7 +271,7 @@ async function companyPage(page: PageContext, notice?: string): Promise<FastifyR
 
 async function setApi(page: PageContext): Promise<FastifyReply> {
   const company = await visibleCompany(page);
-  if (!company) return notFound(page);
+  if (!company) return notFoundPage(page);
   const enable = form(page).enabled === 'true';
   try {
     await run(page, enable ? 'companies.enable-api' : 'companies.disable-api', { id: company.id });
@@ -349,7 +283,7 @@ async function setApi(page: PageContext): Promise<FastifyReply> {
 
 async function keysPage(page: PageContext, created?: OperationResult<'keys.create'>): Promise<FastifyReply> {
   const company = await visibleCompany(page);
-  if (!company) return notFound(page);
+  if (!company) return notFoundPage(page);
   const { keys } = await run(page, 'keys.list', { company: company.id });
   return page.render('keys', page.t('keys.title', { name: company.name }), {
     company,
@@ -361,7 +295,7 @@ async function keysPage(page: PageContext, created?: OperationResult<'keys.creat
 
 async function createKey(page: PageContext): Promise<FastifyReply> {
   const company = await visibleCompany(page);
-  if (!company) return notFound(page);
+  if (!company) return notFoundPage(page);
   const body = form(page);
   let created: OperationResult<'keys.create'>;
   try {
@@ -391,7 +325,7 @@ const DONE_NOTICES: Record<string, TextKey> = { revoked: 'key.revoked' };
 
 async function keyPage(page: PageContext, rolled?: OperationResult<'keys.roll'>): Promise<FastifyReply> {
   const found = await keyOf(page);
-  if (!found) return notFound(page);
+  if (!found) return notFoundPage(page);
   const done = query(page).done;
   const notice =
     done && DONE_NOTICES[done] ? page.t(DONE_NOTICES[done] as TextKey, { id: found.key.id }) : undefined;
@@ -405,7 +339,7 @@ async function keyPage(page: PageContext, rolled?: OperationResult<'keys.roll'>)
 
 async function rollKey(page: PageContext): Promise<FastifyReply> {
   const found = await keyOf(page);
-  if (!found) return notFound(page);
+  if (!found) return notFoundPage(page);
   let rolled: OperationResult<'keys.roll'>;
   try {
     rolled = await run(page, 'keys.roll', { id: found.key.id, grace: form(page).grace });
@@ -417,7 +351,7 @@ async function rollKey(page: PageContext): Promise<FastifyReply> {
 
 async function revokeKey(page: PageContext): Promise<FastifyReply> {
   const found = await keyOf(page);
-  if (!found) return notFound(page);
+  if (!found) return notFoundPage(page);
   if (form(page).confirm !== 'yes') {
     return page.render(
       'key',
@@ -441,7 +375,7 @@ async function revokeKey(page: PageContext): Promise<FastifyReply> {
 
 async function webhooksPage(page: PageContext): Promise<FastifyReply> {
   const company = await visibleCompany(page);
-  if (!company) return notFound(page);
+  if (!company) return notFoundPage(page);
   const { endpoints } = await run(page, 'webhooks.list', { company: company.id });
   return page.render('webhooks', page.t('webhooks.title', { name: company.name }), { company, endpoints });
 }
@@ -449,10 +383,10 @@ async function webhooksPage(page: PageContext): Promise<FastifyReply> {
 async function endpointPage(page: PageContext, notice?: string): Promise<FastifyReply> {
   const company = await visibleCompany(page);
   const endpointId = idParam(params(page).endpointId ?? form(page).endpoint);
-  if (!company || endpointId === null) return notFound(page);
+  if (!company || endpointId === null) return notFoundPage(page);
   const { endpoints } = await run(page, 'webhooks.list', { company: company.id });
   const endpoint = endpoints.find((e) => e.id === endpointId);
-  if (!endpoint) return notFound(page);
+  if (!endpoint) return notFoundPage(page);
   const { deliveries } = await run(page, 'webhooks.deliveries', { id: endpoint.id, limit: 50 });
   return page.render(
     'endpoint',
@@ -464,13 +398,13 @@ async function endpointPage(page: PageContext, notice?: string): Promise<Fastify
 
 async function resendDelivery(page: PageContext): Promise<FastifyReply> {
   const company = await visibleCompany(page);
-  if (!company) return notFound(page);
+  if (!company) return notFoundPage(page);
   const body = form(page);
   const endpointId = idParam(body.endpoint);
   const { endpoints } = await run(page, 'webhooks.list', { company: company.id });
-  if (endpointId === null || !endpoints.some((e) => e.id === endpointId)) return notFound(page);
+  if (endpointId === null || !endpoints.some((e) => e.id === endpointId)) return notFoundPage(page);
   const { deliveries } = await run(page, 'webhooks.deliveries', { id: endpointId, limit: 1000 });
-  if (!deliveries.some((d) => d.event_id === body.event)) return notFound(page);
+  if (!deliveries.some((d) => d.event_id === body.event)) return notFoundPage(page);
   try {
     await run(page, 'webhooks.resend', { event: body.event });
   } catch (error) {
@@ -491,7 +425,7 @@ async function endpointOf(page: PageContext) {
 /** Replay a window: `webhooks resend --endpoint ID --since T [--until T]`. */
 async function replayWindow(page: PageContext): Promise<FastifyReply> {
   const found = await endpointOf(page);
-  if (!found) return notFound(page);
+  if (!found) return notFoundPage(page);
   const body = form(page);
   let result: OperationResult<'webhooks.resend'>;
   try {
@@ -514,7 +448,7 @@ async function replayWindow(page: PageContext): Promise<FastifyReply> {
 /** Send a test event: `webhooks test ID [--type T]` (a ping, or a sample of one event type). */
 async function sendTestEvent(page: PageContext): Promise<FastifyReply> {
   const found = await endpointOf(page);
-  if (!found) return notFound(page);
+  if (!found) return notFoundPage(page);
   let result: OperationResult<'webhooks.test'>;
   try {
     result = await run(page, 'webhooks.test', { id: found.endpointId, type: form(page).type?.trim() });
@@ -562,7 +496,7 @@ async function usagePage(page: PageContext): Promise<FastifyReply> {
   const partner = page.staff?.role === 'partner';
   const asked = q.company?.trim() || undefined;
   // A partner sees its own company's usage; another company's answers like a missing one.
-  if (partner && asked !== undefined && asked !== String(page.staff?.companyId)) return notFound(page);
+  if (partner && asked !== undefined && asked !== String(page.staff?.companyId)) return notFoundPage(page);
   const company = partner ? String(page.staff?.companyId) : asked;
   const window = (q.window && Object.hasOwn(USAGE_WINDOWS, q.window) ? q.window : '24h') as UsageWindow;
   const key = q.key?.trim() || undefined;
@@ -570,13 +504,13 @@ async function usagePage(page: PageContext): Promise<FastifyReply> {
   const windows = Object.keys(USAGE_WINDOWS);
   if (!company)
     return page.render('usage', page.t('usage.title'), { filters, partner, windows, report: null });
-  if (idParam(company) === null || (key !== undefined && idParam(key) === null)) return notFound(page);
+  if (idParam(company) === null || (key !== undefined && idParam(key) === null)) return notFoundPage(page);
   let report: UsageReport;
   try {
     report = await run(page, 'usage', { company, key, window });
   } catch (error) {
     // A missing company, or a key not of this company: missing.
-    if (error instanceof OperationError) return notFound(page);
+    if (error instanceof OperationError) return notFoundPage(page);
     throw error;
   }
   const [named] = await page.deps.handle.db
@@ -641,12 +575,12 @@ async function requestPage(page: PageContext): Promise<FastifyReply> {
   try {
     shown = await run(page, 'requests.show', { request_id: requestId });
   } catch (error) {
-    if (error instanceof OperationError) return notFound(page);
+    if (error instanceof OperationError) return notFoundPage(page);
     throw error;
   }
   // Another company's request is missing, for a partner.
   if (page.staff?.role === 'partner' && shown.request.company_id !== page.staff.companyId)
-    return notFound(page);
+    return notFoundPage(page);
   let answer: string | null = null;
   if (shown.record) {
     const [stored] = await page.deps.handle.db
@@ -728,7 +662,7 @@ async function staffAction(
   action: 'staff.disable' | 'staff.reset',
 ): Promise<FastifyReply> {
   const id = idParam(params(page).id);
-  if (id === null) return notFound(page);
+  if (id === null) return notFoundPage(page);
   try {
     const result = await run(page, action, { id });
     if ('setup_path' in result) {

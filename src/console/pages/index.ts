@@ -3,10 +3,9 @@
 // webhooks and staff is an operation of the CLI's table (src/operations/index.ts), run in this
 // process with the staff member as the actor, so it is audited and takes effect as a CLI change
 // does. Sign-in, setup and sign-out are the console's own.
-import { and, count, eq, isNull, max, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { FastifyReply } from 'fastify';
-import { apiKeys, companies, idempotencyKeys, requestLog, webhookEndpoints } from '../../db/schema.js';
-import type { TextKey } from '../../i18n/catalog.js';
+import { companies, idempotencyKeys } from '../../db/schema.js';
 import { OperationError } from '../../operations/errors.js';
 import type { OperationResult } from '../../operations/index.js';
 import { USAGE_WINDOWS, type UsageReport, type UsageWindow } from '../../operations/requests/index.js';
@@ -14,6 +13,8 @@ import { EVENT_TYPES } from '../../webhooks/event-types.js';
 import { lines, pointLabel, stackedBars } from '../charts.js';
 import type { RouteKey } from '../roles.js';
 import { completeSetup, homeRedirect, login, loginPage, logout, setupPage } from './account.js';
+import { companiesPage, companyPage, setApi } from './companies.js';
+import { createKey, keyPage, keysPage, revokeKey, rollKey } from './keys.js';
 import {
   can,
   form,
@@ -31,174 +32,6 @@ import {
 export type { PageContext } from './shared.js';
 
 type Handler = (page: PageContext) => Promise<FastifyReply> | FastifyReply;
-
-// ---- companies and keys ----
-
-async function companiesPage(page: PageContext): Promise<FastifyReply> {
-  const q = (query(page).q ?? '').trim().slice(0, 200);
-  const db = page.deps.handle.db;
-  const folded = q.toLowerCase();
-  const all = (await run(page, 'companies.list', {})).companies.filter(
-    (c) =>
-      q === '' ||
-      String(c.id) === q ||
-      c.name.toLowerCase().includes(folded) ||
-      (c.nuit ?? '').replace(/\s+/g, '').includes(q.replace(/\s+/g, '')),
-  );
-  const shown = all.slice(0, 100);
-  const ids = shown.map((c) => c.id);
-  const keyCounts = ids.length
-    ? await db
-        .select({ companyId: apiKeys.companyId, n: count() })
-        .from(apiKeys)
-        .where(
-          and(
-            isNull(apiKeys.revokedAt),
-            sql`${apiKeys.expiresAt} > now()`,
-            sql`${apiKeys.companyId} in ${ids}`,
-          ),
-        )
-        .groupBy(apiKeys.companyId)
-    : [];
-  const rows = await Promise.all(
-    shown.map(async (c) => {
-      const [last] = await db
-        .select({ at: max(requestLog.at) })
-        .from(requestLog)
-        .where(eq(requestLog.companyId, c.id));
-      return {
-        ...c,
-        keys: keyCounts.find((k) => k.companyId === c.id)?.n ?? 0,
-        last_request: last?.at ? new Date(last.at).toISOString() : null,
-      };
-    }),
-  );
-  return page.render('companies', page.t('companies.title'), { companies: rows, q });
-}
-
-async function companyPage(page: PageContext, notice?: string): Promise<FastifyReply> {
-  const company = await visibleCompany(page);
-  if (!company) return notFoundPage(page);
-  const db = page.deps.handle.db;
-  const [keys] = await db
-    .select({ n: count() })
-    .from(apiKeys)
-    .where(
-      and(eq(apiKeys.companyId, company.id), isNull(apiKeys.revokedAt), sql`${apiKeys.expiresAt} > now()`),
-    );
-  const [endpoints] = await db
-    .select({ n: count() })
-    .from(webhookEndpoints)
-    .where(eq(webhookEndpoints.companyId, company.id));
-  return page.render(
-    'company',
-    page.t('company.title', { id: company.id, name: company.name }),
-    { company, activeKeys: keys?.n ?? 0, endpoints: endpoints?.n ?? 0, can: can(page) },
-    { notice },
-  );
-}
-
-async function setApi(page: PageContext): Promise<FastifyReply> {
-  const company = await visibleCompany(page);
-  if (!company) return notFoundPage(page);
-  const enable = form(page).enabled === 'true';
-  try {
-    await run(page, enable ? 'companies.enable-api' : 'companies.disable-api', { id: company.id });
-  } catch (error) {
-    return refused(page, error);
-  }
-  return page.reply.redirect(`/companies/${company.id}?done=${enable ? 'api-on' : 'api-off'}`, 303);
-}
-
-async function keysPage(page: PageContext, created?: OperationResult<'keys.create'>): Promise<FastifyReply> {
-  const company = await visibleCompany(page);
-  if (!company) return notFoundPage(page);
-  const { keys } = await run(page, 'keys.list', { company: company.id });
-  return page.render('keys', page.t('keys.title', { name: company.name }), {
-    company,
-    keys,
-    created,
-    can: can(page),
-  });
-}
-
-async function createKey(page: PageContext): Promise<FastifyReply> {
-  const company = await visibleCompany(page);
-  if (!company) return notFoundPage(page);
-  const body = form(page);
-  let created: OperationResult<'keys.create'>;
-  try {
-    created = await run(page, 'keys.create', {
-      company: company.id,
-      mode: body.mode,
-      scopes: body.scopes,
-      days: body.days,
-    });
-  } catch (error) {
-    return refused(page, error);
-  }
-  // The secret is in this answer only (never in a URL, never stored).
-  return keysPage(page, created);
-}
-
-async function keyOf(page: PageContext) {
-  const company = await visibleCompany(page);
-  const keyId = idParam(params(page).keyId);
-  if (!company || keyId === null) return null;
-  const { keys } = await run(page, 'keys.list', { company: company.id });
-  const key = keys.find((k) => k.id === keyId);
-  return key ? { company, key } : null;
-}
-
-const DONE_NOTICES: Record<string, TextKey> = { revoked: 'key.revoked' };
-
-async function keyPage(page: PageContext, rolled?: OperationResult<'keys.roll'>): Promise<FastifyReply> {
-  const found = await keyOf(page);
-  if (!found) return notFoundPage(page);
-  const done = query(page).done;
-  const notice =
-    done && DONE_NOTICES[done] ? page.t(DONE_NOTICES[done] as TextKey, { id: found.key.id }) : undefined;
-  return page.render(
-    'key',
-    page.t('key.title', { id: found.key.id }),
-    { ...found, rolled, can: can(page) },
-    { notice },
-  );
-}
-
-async function rollKey(page: PageContext): Promise<FastifyReply> {
-  const found = await keyOf(page);
-  if (!found) return notFoundPage(page);
-  let rolled: OperationResult<'keys.roll'>;
-  try {
-    rolled = await run(page, 'keys.roll', { id: found.key.id, grace: form(page).grace });
-  } catch (error) {
-    return refused(page, error);
-  }
-  return keyPage(page, rolled);
-}
-
-async function revokeKey(page: PageContext): Promise<FastifyReply> {
-  const found = await keyOf(page);
-  if (!found) return notFoundPage(page);
-  if (form(page).confirm !== 'yes') {
-    return page.render(
-      'key',
-      page.t('key.title', { id: found.key.id }),
-      { ...found, can: can(page) },
-      {
-        status: 422,
-        error: page.t('key.revoke_needs_confirm'),
-      },
-    );
-  }
-  try {
-    await run(page, 'keys.revoke', { id: found.key.id });
-  } catch (error) {
-    return refused(page, error);
-  }
-  return page.reply.redirect(`/companies/${found.company.id}/keys/${found.key.id}?done=revoked`, 303);
-}
 
 // ---- webhooks ----
 
@@ -515,11 +348,7 @@ export const PAGES: Record<PageKey, Handler> = {
   'POST /logout': logout,
   'GET /': homeRedirect,
   'GET /companies': companiesPage,
-  'GET /companies/:id': (page) => {
-    const done = query(page).done;
-    const state = done === 'api-on' ? page.t('api.on') : done === 'api-off' ? page.t('api.off') : null;
-    return companyPage(page, state ? page.t('company.api_changed', { state }) : undefined);
-  },
+  'GET /companies/:id': companyPage,
   'POST /companies/:id/api': setApi,
   'GET /companies/:id/keys': (page) => keysPage(page),
   'POST /companies/:id/keys': createKey,

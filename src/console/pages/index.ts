@@ -3,66 +3,25 @@
 // webhooks and staff is an operation of the CLI's table (src/operations/index.ts), run in this
 // process with the staff member as the actor, so it is audited and takes effect as a CLI change
 // does. Sign-in, setup and sign-out are the console's own.
+//
+// This file is the table only. Read shared.ts first (the page's context and the helpers every
+// page uses), then the pages by what they serve: account.ts (sign-in, setup, sign-out),
+// companies.ts, keys.ts, webhooks.ts, usage.ts, logs.ts (requests and the audit log), staff.ts.
 import type { FastifyReply } from 'fastify';
 import type { RouteKey } from '../roles.js';
 import { completeSetup, homeRedirect, login, loginPage, logout, setupPage } from './account.js';
 import { companiesPage, companyPage, setApi } from './companies.js';
 import { createKey, keyPage, keysPage, revokeKey, rollKey } from './keys.js';
 import { auditPage, requestPage, requestsPage } from './logs.js';
-import { form, idParam, notFoundPage, type PageContext, params, refused, run } from './shared.js';
+import type { PageContext } from './shared.js';
+import { createStaffMember, staffAction, staffPage } from './staff.js';
 import { usagePage } from './usage.js';
 import { endpointPage, replayWindow, resendDelivery, sendTestEvent, webhooksPage } from './webhooks.js';
 
+// src/console/server.ts builds each page's context.
 export type { PageContext } from './shared.js';
 
 type Handler = (page: PageContext) => Promise<FastifyReply> | FastifyReply;
-
-async function staffPage(
-  page: PageContext,
-  link?: { email: string; url: string },
-  notice?: string,
-): Promise<FastifyReply> {
-  const { staff } = await run(page, 'staff.list', {});
-  return page.render('staff', page.t('staff.title'), { staff, link }, { notice });
-}
-
-function consoleUrl(page: PageContext): string {
-  return page.deps.config.urlConfigured
-    ? page.deps.config.url
-    : (page.deps.listeningUrl?.() ?? page.deps.config.url);
-}
-
-async function createStaffMember(page: PageContext): Promise<FastifyReply> {
-  const body = form(page);
-  try {
-    const person = await run(page, 'staff.create', {
-      email: body.email,
-      name: body.name,
-      role: body.role,
-      company: body.role === 'partner' ? body.company : undefined,
-    });
-    return staffPage(page, { email: person.email, url: `${consoleUrl(page)}${person.setup_path}` });
-  } catch (error) {
-    return refused(page, error);
-  }
-}
-
-async function staffAction(
-  page: PageContext,
-  action: 'staff.disable' | 'staff.reset',
-): Promise<FastifyReply> {
-  const id = idParam(params(page).id);
-  if (id === null) return notFoundPage(page);
-  try {
-    const result = await run(page, action, { id });
-    if ('setup_path' in result) {
-      return staffPage(page, { email: result.email, url: `${consoleUrl(page)}${result.setup_path}` });
-    }
-    return staffPage(page, undefined, page.t('staff.disabled', { id }));
-  } catch (error) {
-    return refused(page, error);
-  }
-}
 
 // ---- the table: one handler per route of src/console/roles.ts ----
 

@@ -18,7 +18,7 @@ import Fastify, {
 import { DEFAULT_LANGUAGE, isLanguage, type TextKey, translate, type UiLanguage } from '../i18n/catalog.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { type ConsoleDeps, cookieNames } from './context.js';
-import { PAGES, type PageContext } from './pages.js';
+import { PAGES, type PageContext } from './pages/index.js';
 import { allowed, ROUTES, type RouteRule, refusalStatus } from './roles.js';
 import { findSession, type Session } from './sessions.js';
 import { renderView } from './views.js';

@@ -66,8 +66,8 @@ function described(name: string): Message | string {
   return valueText(property?.description ?? 'valid');
 }
 
-/** Variables whose value may carry a password: never echoed in a message. */
-const SECRET_BEARING = ['DATABASE_URL', 'REDIS_URL'];
+/** Variables whose value may be or carry a secret: never echoed in a message (a wrong one may be nearly right). */
+const SECRET_BEARING = ['DATABASE_URL', 'REDIS_URL', 'CONSOLE_SECRET_KEY'];
 
 function problem(name: string, raw: string | undefined): Message {
   const what = described(name);

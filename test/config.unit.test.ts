@@ -123,6 +123,8 @@ describe('configuration', () => {
     expect(message).toMatch(new RegExp(`^${name} `));
     if (name.endsWith('_URL') && name !== 'DOCS_URL') {
       expect(message).not.toContain('pw@'); // a URL may hold a password: never echoed
+    } else if (name === 'CONSOLE_SECRET_KEY') {
+      expect(message).not.toContain(bad); // a wrong key may be nearly the right one: never echoed
     } else {
       expect(message).toContain(`"${bad}"`);
     }
@@ -152,7 +154,7 @@ describe('configuration', () => {
     expect(loadConfig({ PORT: '0', DOCS_PORT: '3001' }).docsPort).toBe(3001);
   });
 
-  it("the operator's language: every bad value is told in Portuguese by default (English with INVOICING_LANG=en), one language per message, and a secret-bearing value is never repeated", () => {
+  it("the operator's language: every bad value is told in Portuguese by default (English with INVOICING_LANG=en), one language per message, and a value that may be a secret (a database or Redis URL, the console's key) is never repeated", () => {
     // Each variable's description has its Portuguese text in the catalog (none falls back to English).
     for (const [name, property] of Object.entries(
       ENV_SCHEMA.properties as Record<string, { description?: string }>,
@@ -164,7 +166,8 @@ describe('configuration', () => {
       expect(pt, name).toMatch(new RegExp(`^${name} (tem de ser|não é) `));
       expect(pt, name).not.toMatch(/\b(must|got|is not|an|the)\b/);
       expect(en, name).toBe(refusal({ [name]: bad }));
-      if (name === 'DATABASE_URL' || name === 'REDIS_URL') expect(pt + en, name).not.toContain(bad);
+      if (['DATABASE_URL', 'REDIS_URL', 'CONSOLE_SECRET_KEY'].includes(name))
+        expect(pt + en, name).not.toContain(bad);
     }
     expect(refusal({ PORT: 'abc', LOG_LEVEL: 'loud' }, 'pt')).toBe(
       'PORT tem de ser um número inteiro de 0 a 65535; recebi "abc"; LOG_LEVEL tem de ser um de fatal, error, warn, info, debug, trace, silent; recebi "loud"',

@@ -26,9 +26,9 @@
 // sendBatch). See docs/rate-limits.md.
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Config, RateLimitConfig } from '../config.js';
-import { ApiError } from '../errors.js';
-import { metrics, type RateLimitStoreState } from '../metrics/registry.js';
+import type { Config, RateLimitConfig } from '../../config.js';
+import { ApiError } from '../../errors.js';
+import { metrics, type RateLimitStoreState } from '../../metrics/registry.js';
 
 export interface KeyUsage {
   apiKeyId: number;

@@ -109,7 +109,7 @@ interface Check {
   id: string;
 }
 
-interface Outcome {
+interface CheckOutcome {
   limit: LimitName;
   points: number;
   res: RateLimiterRes;
@@ -148,7 +148,7 @@ return answer`;
 
 interface PendingConsume {
   checks: Check[];
-  resolve(outcomes: Outcome[]): void;
+  resolve(outcomes: CheckOutcome[]): void;
   reject(error: unknown): void;
 }
 
@@ -158,7 +158,7 @@ type LimitsClient = Redis & {
 };
 
 /** Counts the checks in one store; rejects only when the store itself failed. */
-async function consumeAll(limiters: Limiters, checks: Check[]): Promise<Outcome[]> {
+async function consumeAll(limiters: Limiters, checks: Check[]): Promise<CheckOutcome[]> {
   const settled = await Promise.allSettled(checks.map((check) => limiters[check.limit].consume(check.id)));
   return settled.map((result, index) => {
     const check = checks[index]!;
@@ -186,7 +186,7 @@ function memoryLimiters(limits: RateLimitConfig): Limiters {
 
 interface Store {
   ready(): Promise<void>;
-  consume(checks: Check[]): Promise<Outcome[]>;
+  consume(checks: Check[]): Promise<CheckOutcome[]>;
   where(): RateLimitStoreState;
   close(): Promise<void>;
 }
@@ -301,7 +301,7 @@ class RedisStore implements Store {
     return true;
   }
 
-  async consume(checks: Check[]): Promise<Outcome[]> {
+  async consume(checks: Check[]): Promise<CheckOutcome[]> {
     if (this.state === 'starting') await this.started;
     if (this.tryRedis()) {
       const wasProbe = this.state === 'down';
@@ -324,7 +324,7 @@ class RedisStore implements Store {
    * Redis per request was 7% of a read's CPU). Batches never wait for each other, so a frozen Redis
    * costs each request at most one command timeout.
    */
-  private consumeInRedis(checks: Check[]): Promise<Outcome[]> {
+  private consumeInRedis(checks: Check[]): Promise<CheckOutcome[]> {
     return new Promise((resolve, reject) => {
       if (!this.batch) {
         this.batch = [];
@@ -389,7 +389,7 @@ class RedisStore implements Store {
   }
 
   /** The outcome of one check: its counter's count with this request, and the ms left of its window. */
-  private outcome(check: Check, consumed: number, msLeft: number): Outcome {
+  private outcome(check: Check, consumed: number, msLeft: number): CheckOutcome {
     const points = LIMITS[check.limit].points(this.limits);
     const res = new RateLimiterRes(Math.max(points - consumed, 0), msLeft, consumed, consumed === 1);
     return { limit: check.limit, points, res, refused: consumed > points };
@@ -442,7 +442,7 @@ function redisStore(
 }
 
 /** Seconds until the window of this counter opens again, whole and at least 1. */
-function secondsLeft(outcome: Outcome): number {
+function secondsLeft(outcome: CheckOutcome): number {
   return Math.max(1, Math.ceil(outcome.res.msBeforeNext / 1000));
 }
 
@@ -452,12 +452,12 @@ function policyItem(limit: LimitName, points: number): string {
 }
 
 /** `RateLimit`: what is left of one limit and the seconds until its window resets. */
-function rateLimitHeader(shown: Outcome): string {
+function rateLimitHeader(shown: CheckOutcome): string {
   return `"${shown.limit}";r=${shown.res.remainingPoints};t=${secondsLeft(shown)}`;
 }
 
 /** `RateLimit-Policy` of the limits that counted a request. */
-function policyOf(outcomes: Outcome[]): string {
+function policyOf(outcomes: CheckOutcome[]): string {
   return outcomes.map((outcome) => policyItem(outcome.limit, outcome.points)).join(', ');
 }
 
@@ -469,7 +469,7 @@ function policyOf(outcomes: Outcome[]): string {
  * `RateLimit` says what is left of the shown one and when its window resets,
  * `"key-minute";r=59;t=60`. An anonymous request that passes gets the last two only.
  */
-function keyHeaders(shown: Outcome, quota: string, policy: string): Record<string, string> {
+function keyHeaders(shown: CheckOutcome, quota: string, policy: string): Record<string, string> {
   return {
     'X-RateLimit-Limit': quota,
     'X-RateLimit-Remaining': String(shown.res.remainingPoints),
@@ -484,7 +484,7 @@ function keyHeaders(shown: Outcome, quota: string, policy: string): Record<strin
  * point) has reset, as the retry counts in all of them again. The X-RateLimit headers and
  * `RateLimit` are those of the refusing limit that resets last.
  */
-function refusal(outcomes: Outcome[]): ApiError {
+function refusal(outcomes: CheckOutcome[]): ApiError {
   for (const outcome of outcomes) if (outcome.refused) metrics.rateLimitRefused(outcome.limit);
   const full = outcomes.filter((outcome) => outcome.res.consumedPoints >= outcome.points);
   const retryAfter = Math.max(...full.map(secondsLeft));
@@ -500,7 +500,7 @@ function refusal(outcomes: Outcome[]): ApiError {
 }
 
 /** The limit with the fewest requests left (on a tie, the smaller one). */
-function tightest(outcomes: Outcome[]): Outcome {
+function tightest(outcomes: CheckOutcome[]): CheckOutcome {
   return outcomes.reduce((a, b) => {
     if (b.res.remainingPoints !== a.res.remainingPoints) {
       return b.res.remainingPoints < a.res.remainingPoints ? b : a;

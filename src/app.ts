@@ -15,7 +15,7 @@ import { answerClientError, registerErrorHandler } from './http/error-handler.js
 import { pruneExpiredKeys } from './http/idempotency.js';
 import { decodableUrl, MAX_PARAM_LENGTH } from './http/path-id.js';
 import { installPipeline } from './http/pipeline.js';
-import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { createRateLimiter, type RateLimiter } from './http/rate-limit/index.js';
 import { newRequestId } from './http/request-id.js';
 import { compileValidator } from './http/validation.js';
 import { type InstanceSync, startInstanceSync } from './instances/sync.js';
@@ -93,7 +93,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       keyPrefix: await redisKeyPrefix(database.db, config.redisKeyPrefix),
     });
   // Nothing is answered before the limits can count where they are shared (bounded; see
-  // src/http/rate-limit.ts): no instance lets a request through on a count of its own at start.
+  // src/http/rate-limit/): no instance lets a request through on a count of its own at start.
   await rateLimiter.ready();
   app.decorate('db', database.db);
   app.decorate('config', config);

@@ -124,7 +124,7 @@ function responseHeaders(required: HeaderName[], optional: HeaderName[] = []): J
   return headers;
 }
 
-/** What every response of a request that some limit counted carries (src/http/rate-limit.ts). */
+/** What every response of a request that some limit counted carries (src/http/rate-limit/). */
 const DRAFT_HEADERS: HeaderName[] = ['RateLimit-Policy', 'RateLimit'];
 const LIMIT_HEADERS: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', ...DRAFT_HEADERS];
 

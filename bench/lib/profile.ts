@@ -83,7 +83,8 @@ export const COMPONENT_RULES: readonly ComponentRule[] = [
       'denque',
       'cluster-key-slot',
     ],
-    paths: ['http/rate-limit'],
+    // The folder, and the single file it was (profiles taken before the split still read right).
+    paths: ['http/rate-limit/', 'http/rate-limit'],
   },
   { component: 'idempotency', paths: ['http/idempotency'] },
   {

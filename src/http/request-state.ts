@@ -14,7 +14,7 @@ import type { KeyMode } from '../keys/api-keys.js';
 import type { KeyCache } from '../keys/key-cache.js';
 import type { Scope } from '../keys/scopes.js';
 import type { ListMemory } from '../lists/memory.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from './rate-limit/index.js';
 
 /** Who is calling: the API key and its company, set by the authentication step. */
 export interface Caller {

@@ -5,7 +5,7 @@ import { API_PREFIX, type App, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { ActingContext, CompanyContext } from '../../src/context.js';
 import { type Database, type DatabaseHandle, openDatabase } from '../../src/db/client.js';
-import type { RateLimiter } from '../../src/http/rate-limit.js';
+import type { RateLimiter } from '../../src/http/rate-limit/index.js';
 import { type CreatedApiKey, createApiKey, type KeyMode } from '../../src/operations/api-keys.js';
 import { createCompany, setPartnerApi } from '../../src/operations/companies.js';
 import type { OperationSetup } from '../../src/operations/define.js';

@@ -8,7 +8,11 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { API_PREFIX, type App, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import { createRateLimiter, type RateLimiter, type RateLimitLogger } from '../../src/http/rate-limit.js';
+import {
+  createRateLimiter,
+  type RateLimiter,
+  type RateLimitLogger,
+} from '../../src/http/rate-limit/index.js';
 import { checkConformance } from './conformance.js';
 import { GENEROUS_LIMITS, TEST_DOCS_URL } from './context.js';
 import { createTestDatabase, type TestDatabase } from './database.js';

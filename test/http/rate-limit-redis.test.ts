@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { API_PREFIX } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { ApiError } from '../../src/errors.js';
-import { createRateLimiter } from '../../src/http/rate-limit.js';
+import { createRateLimiter } from '../../src/http/rate-limit/index.js';
 import { createApiKey } from '../../src/operations/api-keys.js';
 import { asOperator, createTenant, GENEROUS_LIMITS, type Tenant } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';

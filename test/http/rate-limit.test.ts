@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { apiKeys } from '../../src/db/schema.js';
 import { ApiError } from '../../src/errors.js';
-import { createRateLimiter, type KeyUsage, type RateLimiter } from '../../src/http/rate-limit.js';
+import { createRateLimiter, type KeyUsage, type RateLimiter } from '../../src/http/rate-limit/index.js';
 import { createApiKey, revokeApiKey } from '../../src/operations/api-keys.js';
 import { asOperator, createTenant, GENEROUS_LIMITS, TEST_DOCS_URL } from '../helpers/context.js';
 import { draftHeaders, get, limitHeaders, post, type Store, useLimitedApps } from '../helpers/rate-limit.js';

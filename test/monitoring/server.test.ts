@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
-import { createRateLimiter } from '../../src/http/rate-limit.js';
+import { createRateLimiter } from '../../src/http/rate-limit/index.js';
 import { type MonitoringServer, startMonitoringServer } from '../../src/monitoring/server.js';
 import { api, createTenant, GENEROUS_LIMITS, newIdempotencyKey, type Tenant } from '../helpers/context.js';
 import {

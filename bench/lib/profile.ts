@@ -22,7 +22,7 @@ export interface ComponentRule {
   component: string;
   /** Packages under node_modules/ (a scope's packages as "@scope/name"). */
   packages?: readonly string[];
-  /** Project paths under src/ (or the same under dist/, built), without the extension: "http/rate-limit" or a folder "request-log/". */
+  /** Project paths under src/ (or the same under dist/, built), without the extension: "http/idempotency" or a folder "http/rate-limit/". */
   paths?: readonly string[];
   /** Native or V8 entries, by exact function name (their URL is empty). */
   functions?: readonly string[];
@@ -84,7 +84,7 @@ export const COMPONENT_RULES: readonly ComponentRule[] = [
       'cluster-key-slot',
     ],
     // The folder, and the single file it was (profiles taken before the split still read right).
-    paths: ['http/rate-limit/', 'http/rate-limit'],
+    paths: ['http/rate-limit/'],
   },
   { component: 'idempotency', paths: ['http/idempotency'] },
   {
@@ -123,7 +123,7 @@ export function packageOf(url: string): string | undefined {
   return parts[0]?.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
-/** The project path of a URL ("http/rate-limit.js" for .../dist/http/rate-limit.js); undefined: not the project's. */
+/** The project path of a URL ("http/idempotency.js" for .../dist/http/idempotency.js); undefined: not the project's. */
 export function projectPathOf(url: string): string | undefined {
   if (url.includes('node_modules/')) return undefined;
   const match = /\/(?:src|dist)\/(.+)$/.exec(url);

@@ -28,7 +28,7 @@ describe('classify', () => {
   });
 
   it("charges the project's files by their path under src/ or dist/, the rest of the project as its own", () => {
-    expect(classify(frame('x', 'file:///app/dist/http/rate-limit.js'))).toBe('limits');
+    expect(classify(frame('x', 'file:///app/dist/http/rate-limit/redis-store.js'))).toBe('limits');
     expect(classify(frame('x', 'file:///app/src/http/idempotency.ts'))).toBe('idempotency');
     expect(classify(frame('x', 'file:///app/dist/keys/key-cache.js'))).toBe('auth');
     expect(classify(frame('x', 'file:///app/dist/request-log/capture.js'))).toBe('request log');

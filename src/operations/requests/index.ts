@@ -3,8 +3,9 @@
 // created or replayed, the events it caused and what became of their deliveries), `keys usage`
 // (a key's requests and refusals per day) and `usage` (a company's or a key's usage over 24 hours,
 // 7 or 30 days: the console's /usage page). Usage is read from the hourly rollups the log's writer
-// keeps (src/request-log/usage.ts), never from a scan of the log. Every query is bound to one company: `list` requires
-// it, `show` names it, and whatever `show` links to is read within the request's company only.
+// keeps (src/request-log/usage.ts), never from a scan of the log. Every query is bound to one
+// company: `list` requires it, `show` names it, and whatever `show` links to is read within the
+// request's company only.
 //
 // This file is the folder's entry: the four operations as merged into src/operations/index.ts, and
 // what other files import. Read the others in this order: logged-request.ts (a request as the

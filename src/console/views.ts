@@ -102,7 +102,15 @@ const TEMPLATES: Record<string, string> = {
 <li><a href="/companies/<%= it.company.id %>/webhooks"><%= it.t('company.webhooks') %></a> (<%= it.endpoints %>)</li>
 <li><a href="/requests?company=<%= it.company.id %>"><%= it.t('company.requests') %></a></li>
 <li><a href="/usage?company=<%= it.company.id %>"><%= it.t('company.usage') %></a></li>
-</ul>`,
+</ul>
+<h2><%= it.t('company.taxes') %></h2>
+<p><%= it.t('company.taxes_help') %></p>
+<% if (it.taxes.length === 0) { %><p><%= it.t('company.taxes_none') %></p><% } else { %>
+<table><thead><tr><th scope="col">tax_id</th><th scope="col"><%= it.t('field.name') %></th><th scope="col"><%= it.t('field.rate') %></th><th scope="col"><%= it.t('field.scope') %></th></tr></thead><tbody>
+<% for (const tax of it.taxes) { %>
+<tr><td><%= tax.id %></td><td><%= tax.name %></td><td><%= tax.rate %>%</td><td><%= it.t(tax.company_id === null ? 'tax.global' : 'tax.own') %></td></tr>
+<% } %>
+</tbody></table><% } %>`,
 
   keys: `<% if (it.created) { %>
 <div class="notice" role="status"><p><%= it.t('keys.created', { id: it.created.id }) %></p>

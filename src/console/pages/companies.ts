@@ -1,6 +1,6 @@
 // The companies: the list (searched by id, name or NUIT, with each one's active keys and last
-// request), a company's page, and turning its partner API on or off (`companies enable-api` and
-// `disable-api`).
+// request), a company's page (with the taxes it may use: the tax ids its partner needs), and turning
+// its partner API on or off (`companies enable-api` and `disable-api`).
 import { and, count, eq, isNull, max, sql } from 'drizzle-orm';
 import type { FastifyReply } from 'fastify';
 import { apiKeys, requestLog, webhookEndpoints } from '../../db/schema.js';
@@ -66,10 +66,12 @@ export async function companyPage(page: PageContext): Promise<FastifyReply> {
     .select({ n: count() })
     .from(webhookEndpoints)
     .where(eq(webhookEndpoints.companyId, company.id));
+  // The tax ids a partner gives (decisions.md: this view and `taxes list` are where they are found).
+  const { taxes } = await run(page, 'taxes.list', { company: company.id });
   return page.render(
     'company',
     page.t('company.title', { id: company.id, name: company.name }),
-    { company, activeKeys: keys?.n ?? 0, endpoints: endpoints?.n ?? 0, can: can(page) },
+    { company, activeKeys: keys?.n ?? 0, endpoints: endpoints?.n ?? 0, taxes, can: can(page) },
     { notice },
   );
 }

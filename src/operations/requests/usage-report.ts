@@ -26,8 +26,11 @@ export const USAGE_WINDOWS = {
 } as const;
 export type UsageWindow = keyof typeof USAGE_WINDOWS;
 
-/** Counters as shown: requests by status class, 429s, writes (POST, PUT), deprecated uses. */
-export interface UsageNumbers {
+/**
+ * The counters as shown, and as the rollups' columns are read: requests by status class, 429s,
+ * writes (POST, PUT), deprecated uses.
+ */
+interface ShownCounts {
   requests: number;
   status_2xx: number;
   status_3xx: number;
@@ -36,6 +39,9 @@ export interface UsageNumbers {
   rate_limited: number;
   writes: number;
   deprecated: number;
+}
+
+export interface UsageNumbers extends ShownCounts {
   /** The bucket's upper bound holding the median and the 99th percentile (ms); null: no request. */
   p50_ms: number | null;
   p99_ms: number | null;
@@ -71,20 +77,12 @@ export interface UsageReport {
   series: UsagePoint[];
 }
 
-interface UsageRowRead {
+interface UsageRowRead extends ShownCounts {
   hour: string;
-  requests: number;
-  status_2xx: number;
-  status_3xx: number;
-  status_4xx: number;
-  status_5xx: number;
-  rate_limited: number;
-  writes: number;
-  deprecated: number;
   latency: number[];
 }
 
-const COUNT_FIELDS: [keyof UsageCounts, keyof UsageNumbers][] = [
+const COUNT_FIELDS: [keyof UsageCounts, keyof ShownCounts][] = [
   ['requests', 'requests'],
   ['status2xx', 'status_2xx'],
   ['status3xx', 'status_3xx'],
@@ -106,17 +104,17 @@ const accumulator = (): Accumulated => ({
 });
 
 function addRow(into: Accumulated, row: UsageRowRead): void {
-  for (const [field, column] of COUNT_FIELDS) into.counts[field] += Number(row[column as keyof UsageRowRead]);
+  for (const [field, column] of COUNT_FIELDS) into.counts[field] += Number(row[column]);
   row.latency.forEach((count, bucket) => {
     into.latency[bucket] = (into.latency[bucket] as number) + Number(count);
   });
 }
 
 function numbers(from: Accumulated): UsageNumbers {
-  const shown = {} as Record<string, number>;
+  const shown = {} as ShownCounts;
   for (const [field, column] of COUNT_FIELDS) shown[column] = from.counts[field];
   return {
-    ...(shown as unknown as Omit<UsageNumbers, 'p50_ms' | 'p99_ms'>),
+    ...shown,
     p50_ms: percentile(from.latency, 0.5)?.ms ?? null,
     p99_ms: percentile(from.latency, 0.99)?.ms ?? null,
   };

@@ -5,7 +5,7 @@ import { and, count, eq, isNull, max, sql } from 'drizzle-orm';
 import type { FastifyReply } from 'fastify';
 import { apiKeys, requestLog, webhookEndpoints } from '../../db/schema.js';
 import { usableTaxes } from '../../products/taxes.js';
-import { can, form, notFoundPage, type PageContext, query, refused, run, visibleCompany } from './shared.js';
+import { act, can, form, notFoundPage, type PageContext, query, run, visibleCompany } from './shared.js';
 
 export async function companiesPage(page: PageContext): Promise<FastifyReply> {
   const q = (query(page).q ?? '').trim().slice(0, 200);
@@ -82,10 +82,7 @@ export async function setApi(page: PageContext): Promise<FastifyReply> {
   const company = await visibleCompany(page);
   if (!company) return notFoundPage(page);
   const enable = form(page).enabled === 'true';
-  try {
-    await run(page, enable ? 'companies.enable-api' : 'companies.disable-api', { id: company.id });
-  } catch (error) {
-    return refused(page, error);
-  }
-  return page.reply.redirect(`/companies/${company.id}?done=${enable ? 'api-on' : 'api-off'}`, 303);
+  return act(page, enable ? 'companies.enable-api' : 'companies.disable-api', { id: company.id }, () =>
+    page.reply.redirect(`/companies/${company.id}?done=${enable ? 'api-on' : 'api-off'}`, 303),
+  );
 }

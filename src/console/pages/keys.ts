@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import type { TextKey } from '../../i18n/catalog.js';
 import type { OperationResult } from '../../operations/index.js';
 import {
+  act,
   can,
   form,
   idParam,
@@ -12,7 +13,6 @@ import {
   type PageContext,
   params,
   query,
-  refused,
   run,
   visibleCompany,
 } from './shared.js';
@@ -37,19 +37,9 @@ export async function createKey(page: PageContext): Promise<FastifyReply> {
   const company = await visibleCompany(page);
   if (!company) return notFoundPage(page);
   const body = form(page);
-  let created: OperationResult<'keys.create'>;
-  try {
-    created = await run(page, 'keys.create', {
-      company: company.id,
-      mode: body.mode,
-      scopes: body.scopes,
-      days: body.days,
-    });
-  } catch (error) {
-    return refused(page, error);
-  }
+  const args = { company: company.id, mode: body.mode, scopes: body.scopes, days: body.days };
   // The secret is in this answer only (never in a URL, never stored).
-  return keysPage(page, created);
+  return act(page, 'keys.create', args, (created) => keysPage(page, created));
 }
 
 /** The key of the path, when it is this (visible) company's. */
@@ -86,13 +76,8 @@ export async function keyPage(
 export async function rollKey(page: PageContext): Promise<FastifyReply> {
   const found = await keyOf(page);
   if (!found) return notFoundPage(page);
-  let rolled: OperationResult<'keys.roll'>;
-  try {
-    rolled = await run(page, 'keys.roll', { id: found.key.id, grace: form(page).grace });
-  } catch (error) {
-    return refused(page, error);
-  }
-  return keyPage(page, rolled);
+  const args = { id: found.key.id, grace: form(page).grace };
+  return act(page, 'keys.roll', args, (rolled) => keyPage(page, rolled));
 }
 
 export async function revokeKey(page: PageContext): Promise<FastifyReply> {
@@ -109,10 +94,7 @@ export async function revokeKey(page: PageContext): Promise<FastifyReply> {
       },
     );
   }
-  try {
-    await run(page, 'keys.revoke', { id: found.key.id });
-  } catch (error) {
-    return refused(page, error);
-  }
-  return page.reply.redirect(`/companies/${found.company.id}/keys/${found.key.id}?done=revoked`, 303);
+  return act(page, 'keys.revoke', { id: found.key.id }, () =>
+    page.reply.redirect(`/companies/${found.company.id}/keys/${found.key.id}?done=revoked`, 303),
+  );
 }

@@ -69,6 +69,25 @@ export function run<N extends OperationName>(
   return executeOperation(page.deps.setup, name, args, actorName(staff));
 }
 
+/**
+ * An action: its operation run, then `then` answers with the result; a refusal of the operation
+ * is a page of its own (422), never a 500.
+ */
+export async function act<N extends OperationName>(
+  page: PageContext,
+  name: N,
+  raw: Record<string, unknown>,
+  then: (result: OperationResult<N>) => FastifyReply | Promise<FastifyReply>,
+): Promise<FastifyReply> {
+  let result: OperationResult<N>;
+  try {
+    result = await run(page, name, raw);
+  } catch (error) {
+    return refused(page, error);
+  }
+  return then(result);
+}
+
 export const can = (page: PageContext) => ({
   support: page.staff !== null && ['support', 'admin'].includes(page.staff.role),
 });

@@ -2,7 +2,7 @@
 // disabling or resetting one (`staff disable`, `staff reset`). Adding or resetting answers with the
 // setup link the person opens to choose a password and enrol an authenticator (pages/account.ts).
 import type { FastifyReply } from 'fastify';
-import { form, idParam, notFoundPage, type PageContext, params, refused, run } from './shared.js';
+import { act, form, idParam, notFoundPage, type PageContext, params, run } from './shared.js';
 
 /** GET /staff: the console's people; after a create or a reset, the setup link to hand over. */
 export async function staffPage(
@@ -23,17 +23,11 @@ function consoleUrl(page: PageContext): string {
 
 export async function createStaffMember(page: PageContext): Promise<FastifyReply> {
   const body = form(page);
-  try {
-    const person = await run(page, 'staff.create', {
-      email: body.email,
-      name: body.name,
-      role: body.role,
-      company: body.role === 'partner' ? body.company : undefined,
-    });
-    return staffPage(page, { email: person.email, url: `${consoleUrl(page)}${person.setup_path}` });
-  } catch (error) {
-    return refused(page, error);
-  }
+  const company = body.role === 'partner' ? body.company : undefined;
+  const args = { email: body.email, name: body.name, role: body.role, company };
+  return act(page, 'staff.create', args, (person) =>
+    staffPage(page, { email: person.email, url: `${consoleUrl(page)}${person.setup_path}` }),
+  );
 }
 
 /** Disable a person, or reset one (a new setup link: a new password and authenticator). */
@@ -43,13 +37,9 @@ export async function staffAction(
 ): Promise<FastifyReply> {
   const id = idParam(params(page).id);
   if (id === null) return notFoundPage(page);
-  try {
-    const result = await run(page, action, { id });
-    if ('setup_path' in result) {
-      return staffPage(page, { email: result.email, url: `${consoleUrl(page)}${result.setup_path}` });
-    }
-    return staffPage(page, undefined, page.t('staff.disabled', { id }));
-  } catch (error) {
-    return refused(page, error);
-  }
+  return act(page, action, { id }, (result) =>
+    'setup_path' in result
+      ? staffPage(page, { email: result.email, url: `${consoleUrl(page)}${result.setup_path}` })
+      : staffPage(page, undefined, page.t('staff.disabled', { id })),
+  );
 }

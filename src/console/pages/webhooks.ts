@@ -2,16 +2,15 @@
 // them: resend one event or replay a window of time (`webhooks resend`), send a test event
 // (`webhooks test`).
 import type { FastifyReply } from 'fastify';
-import type { OperationResult } from '../../operations/index.js';
 import { EVENT_TYPES } from '../../webhooks/event-types.js';
 import {
+  act,
   can,
   form,
   idParam,
   notFoundPage,
   type PageContext,
   params,
-  refused,
   run,
   visibleCompany,
 } from './shared.js';
@@ -51,12 +50,9 @@ export async function resendDelivery(page: PageContext): Promise<FastifyReply> {
   if (endpointId === null || !endpoints.some((e) => e.id === endpointId)) return notFoundPage(page);
   const { deliveries } = await run(page, 'webhooks.deliveries', { id: endpointId, limit: 1000 });
   if (!deliveries.some((d) => d.event_id === body.event)) return notFoundPage(page);
-  try {
-    await run(page, 'webhooks.resend', { event: body.event });
-  } catch (error) {
-    return refused(page, error);
-  }
-  return page.reply.redirect(`/companies/${company.id}/webhooks/${endpointId}`, 303);
+  return act(page, 'webhooks.resend', { event: body.event }, () =>
+    page.reply.redirect(`/companies/${company.id}/webhooks/${endpointId}`, 303),
+  );
 }
 
 /** The endpoint of the path, when it is this (visible) company's. */
@@ -73,40 +69,30 @@ export async function replayWindow(page: PageContext): Promise<FastifyReply> {
   const found = await endpointOf(page);
   if (!found) return notFoundPage(page);
   const body = form(page);
-  let result: OperationResult<'webhooks.resend'>;
-  try {
-    result = await run(page, 'webhooks.resend', {
-      endpoint: found.endpointId,
-      since: body.since?.trim(),
-      until: body.until?.trim(),
-    });
-  } catch (error) {
-    return refused(page, error);
-  }
-  const resent = 'resent' in result ? result.resent : 0;
-  const more =
-    'more' in result && result.more
-      ? page.t('endpoint.replayed_more', { next: result.next_since ?? '' })
-      : '';
-  return endpointPage(page, `${page.t('endpoint.replayed', { count: resent })}${more}`);
+  const args = { endpoint: found.endpointId, since: body.since?.trim(), until: body.until?.trim() };
+  return act(page, 'webhooks.resend', args, (result) => {
+    const resent = 'resent' in result ? result.resent : 0;
+    const more =
+      'more' in result && result.more
+        ? page.t('endpoint.replayed_more', { next: result.next_since ?? '' })
+        : '';
+    return endpointPage(page, `${page.t('endpoint.replayed', { count: resent })}${more}`);
+  });
 }
 
 /** Send a test event: `webhooks test ID [--type T]` (a ping, or a sample of one event type). */
 export async function sendTestEvent(page: PageContext): Promise<FastifyReply> {
   const found = await endpointOf(page);
   if (!found) return notFoundPage(page);
-  let result: OperationResult<'webhooks.test'>;
-  try {
-    result = await run(page, 'webhooks.test', { id: found.endpointId, type: form(page).type?.trim() });
-  } catch (error) {
-    return refused(page, error);
-  }
-  return endpointPage(
-    page,
-    page.t('endpoint.tested', {
-      event: result.event_id,
-      type: result.type,
-      status: result.status + (result.status_code === null ? '' : ` (${result.status_code})`),
-    }),
+  const args = { id: found.endpointId, type: form(page).type?.trim() };
+  return act(page, 'webhooks.test', args, (result) =>
+    endpointPage(
+      page,
+      page.t('endpoint.tested', {
+        event: result.event_id,
+        type: result.type,
+        status: result.status + (result.status_code === null ? '' : ` (${result.status_code})`),
+      }),
+    ),
   );
 }

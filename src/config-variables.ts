@@ -66,6 +66,8 @@ interface Variable<Schema extends TSchema = TSchema> {
   meaning: string;
   /** The README's "Default" cell when it is not simply the schema's default (or "—" for none). */
   shown?: string;
+  /** Its value is or may carry a secret (a password in a URL, a key): never repeated in a message. */
+  secret?: true;
 }
 
 function declare<const T extends Record<string, Variable>>(variables: T): T {
@@ -85,6 +87,7 @@ export const VARIABLES = declare({
     meaning: 'address to listen on (`0.0.0.0` to accept other hosts)',
   },
   DATABASE_URL: {
+    secret: true,
     to: 'databaseUrl',
     schema: Type.Optional(
       Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL' }),
@@ -98,6 +101,7 @@ export const VARIABLES = declare({
       "directory of the embedded database, its lock file and the admin socket; kept private to the service's account (0700, files 0600, loose modes fixed on start)",
   },
   REDIS_URL: {
+    secret: true,
     to: 'redisUrl',
     schema: Type.Optional(
       Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' }),
@@ -155,6 +159,7 @@ export const VARIABLES = declare({
       "the console's public address behind a proxy: its links (setup links), the `Origin` its forms must come from; `https`: `Secure` `__Host-` cookies",
   },
   CONSOLE_SECRET_KEY: {
+    secret: true,
     to: 'console.secretKey',
     schema: Type.Optional(
       Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: '64 hexadecimal digits (32 bytes)' }),
@@ -313,6 +318,10 @@ function schemasOf(): Schemas {
 export const ENV_SCHEMA = Type.Object(schemasOf());
 export type EnvValues = Static<typeof ENV_SCHEMA>;
 export const ENV_NAMES = Object.keys(VARIABLES) as (keyof EnvValues)[];
+/** The variables whose values a message never repeats. */
+export const SECRET_NAMES: readonly string[] = Object.entries(VARIABLES).flatMap(
+  ([name, variable]: [string, Variable]) => (variable.secret ? [name] : []),
+);
 
 type Variables = typeof VARIABLES;
 type PlacesOf<Name extends keyof Variables> = Variables[Name]['to'] extends readonly (infer P)[]

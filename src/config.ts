@@ -15,6 +15,7 @@ import {
   ENV_SCHEMA,
   type EnvValues,
   placesOf,
+  SECRET_NAMES,
 } from './config-variables.js';
 import type { TextKey } from './i18n/catalog.js';
 import { configProblemsEn } from './i18n/config-problems.js';
@@ -66,12 +67,10 @@ function described(name: string): Message | string {
   return valueText(property?.description ?? 'valid');
 }
 
-/** Variables whose value may be or carry a secret: never echoed in a message (a wrong one may be nearly right). */
-const SECRET_BEARING = ['DATABASE_URL', 'REDIS_URL', 'CONSOLE_SECRET_KEY'];
-
 function problem(name: string, raw: string | undefined): Message {
   const what = described(name);
-  return SECRET_BEARING.includes(name)
+  // A secret is never echoed, also when wrong: a wrong one may be nearly right.
+  return SECRET_NAMES.includes(name)
     ? { key: 'config.must_be_hidden', params: { name, what } }
     : { key: 'config.must_be', params: { name, what, value: String(raw) } };
 }

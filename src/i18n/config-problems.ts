@@ -7,7 +7,7 @@ import type { CatalogText } from './text.js';
 
 export const configProblemsPt = {
   'config.must_be': '{name} tem de ser {what}; recebi "{value}"',
-  // A value that may be or carry a secret (DATABASE_URL, REDIS_URL, CONSOLE_SECRET_KEY) is never repeated.
+  // A value that is or may carry a secret (declared `secret` in src/config-variables.ts) is never repeated.
   'config.must_be_hidden': '{name} tem de ser {what}',
   'config.time_zone': 'TZ_NAME não é um fuso horário conhecido; recebi "{value}"',
   'config.url': '{name} não é um URL válido',

@@ -4,6 +4,11 @@
 // README's configuration table (`npm run config:table`; a test fails when the README's copy is
 // stale) are all made from this table.
 import { type Static, type TSchema, Type } from 'typebox';
+import { type TextKey, translate } from './i18n/catalog.js';
+
+/** What a value must be: the catalog's English (src/i18n/config-problems.ts) is the schema's description. */
+type ValueKey = Extract<TextKey, `config.value.${string}`>;
+const en = (key: ValueKey, params?: Record<string, string>) => translate('en', key, params);
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
@@ -31,22 +36,22 @@ const positive = (fallback: number) =>
     minimum: 1,
     maximum: Number.MAX_SAFE_INTEGER,
     default: fallback,
-    description: 'a positive integer',
+    description: en('config.value.positive'),
   });
 const milliseconds = (extra: object) =>
-  Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'milliseconds from 0 to 3600000', ...extra });
+  Type.Integer({ minimum: 0, maximum: 3_600_000, description: en('config.value.milliseconds'), ...extra });
 const port = (extra: object) =>
-  Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer from 0 to 65535', ...extra });
-const text = (fallback: string, description: string) =>
-  Type.String({ minLength: 1, default: fallback, description });
+  Type.Integer({ minimum: 0, maximum: 65535, description: en('config.value.port'), ...extra });
+const text = (fallback: string, description: ValueKey) =>
+  Type.String({ minLength: 1, default: fallback, description: en(description) });
 const host = (fallback: string) =>
-  Type.String({ pattern: '^[A-Za-z0-9._:%-]+$', default: fallback, description: 'an address or host name' });
+  Type.String({ pattern: '^[A-Za-z0-9._:%-]+$', default: fallback, description: en('config.value.host') });
 // Typed as its values: a union built from an array is not a tuple, and TypeBox would type it never.
 const oneOf = <T extends readonly string[]>(values: T, fallback: T[number]) =>
   Type.Unsafe<T[number]>(
     Type.Union(
       values.map((value) => Type.Literal(value)),
-      { default: fallback, description: `one of ${values.join(', ')}` },
+      { default: fallback, description: en('config.value.one_of', { values: values.join(', ') }) },
     ),
   );
 
@@ -90,22 +95,20 @@ export const VARIABLES = declare({
     secret: true,
     to: 'databaseUrl',
     schema: Type.Optional(
-      Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL' }),
+      Type.String({ pattern: '^postgres(ql)?://', description: en('config.value.postgres_url') }),
     ),
     meaning: 'PostgreSQL (`postgres://...`); without it the embedded PGlite in `DATA_DIR`',
   },
   DATA_DIR: {
     to: 'dataDir',
-    schema: text('./data', 'a directory'),
+    schema: text('./data', 'config.value.directory'),
     meaning:
       "directory of the embedded database, its lock file and the admin socket; kept private to the service's account (0700, files 0600, loose modes fixed on start)",
   },
   REDIS_URL: {
     secret: true,
     to: 'redisUrl',
-    schema: Type.Optional(
-      Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' }),
-    ),
+    schema: Type.Optional(Type.String({ pattern: '^rediss?://', description: en('config.value.redis_url') })),
     meaning: 'Redis for rate limits shared by several instances; without it, in memory',
   },
   REDIS_KEY_PREFIX: {
@@ -113,7 +116,7 @@ export const VARIABLES = declare({
     schema: Type.Optional(
       Type.String({
         pattern: '^[A-Za-z0-9._:-]{1,100}$',
-        description: 'up to 100 letters, digits, ".", "_", ":" or "-"',
+        description: en('config.value.prefix'),
       }),
     ),
     shown: '`partner-api:<installation id>:rl`',
@@ -122,7 +125,7 @@ export const VARIABLES = declare({
   },
   DOCS_URL: {
     to: 'docsUrl',
-    schema: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
+    schema: Type.Optional(Type.String({ pattern: '^https?://', description: en('config.value.http_url') })),
     shown: 'the local docs server, `http://127.0.0.1:3001`',
     meaning: 'base of `doc_url` in errors (`{DOCS_URL}/errors#<code>`)',
   },
@@ -131,7 +134,7 @@ export const VARIABLES = declare({
     schema: Type.String({
       pattern: '^(off|[1-9][0-9]{0,4})$',
       default: '3001',
-      description: 'a port from 1 to 65535, or off',
+      description: en('config.value.port_from_1_or_off'),
     }),
     meaning: "port of the docs server that `serve` starts (never the API's port); `off`: none",
   },
@@ -140,7 +143,7 @@ export const VARIABLES = declare({
     schema: Type.String({
       pattern: '^(off|0|[1-9][0-9]{0,4})$',
       default: '3002',
-      description: 'a port from 0 to 65535, or off',
+      description: en('config.value.port_or_off'),
     }),
     meaning:
       "port of the support console that `serve` starts (never the API's port); `off`: none; `0`: any free port",
@@ -153,7 +156,7 @@ export const VARIABLES = declare({
   },
   CONSOLE_URL: {
     to: ['console.url', 'console.urlConfigured'],
-    schema: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
+    schema: Type.Optional(Type.String({ pattern: '^https?://', description: en('config.value.http_url') })),
     shown: 'the local console, `http://127.0.0.1:3002`',
     meaning:
       "the console's public address behind a proxy: its links (setup links), the `Origin` its forms must come from; `https`: `Secure` `__Host-` cookies",
@@ -162,7 +165,7 @@ export const VARIABLES = declare({
     secret: true,
     to: 'console.secretKey',
     schema: Type.Optional(
-      Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: '64 hexadecimal digits (32 bytes)' }),
+      Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: en('config.value.hex_key') }),
     ),
     shown:
       'with `NODE_ENV=production`: required for the console; otherwise a generated key kept in the database',
@@ -171,7 +174,7 @@ export const VARIABLES = declare({
   },
   TZ_NAME: {
     to: 'timeZone',
-    schema: text('Africa/Maputo', 'a time zone name such as Africa/Maputo'),
+    schema: text('Africa/Maputo', 'config.value.time_zone'),
     meaning: 'time zone of timestamps in responses (`+02:00`) and of bare dates in filters',
   },
   LOG_LEVEL: {
@@ -187,9 +190,7 @@ export const VARIABLES = declare({
   },
   TRUST_PROXY: {
     to: 'trustProxy',
-    schema: Type.Optional(
-      Type.String({ description: 'true, false, a hop count, or comma-separated addresses/CIDRs' }),
-    ),
+    schema: Type.Optional(Type.String({ description: en('config.value.trust_proxy') })),
     shown: 'off',
     meaning: '`true`, a hop count, or addresses/CIDRs of proxies whose `X-Forwarded-For` is believed',
   },
@@ -230,10 +231,7 @@ export const VARIABLES = declare({
   },
   WEBHOOK_RETRY_SCHEDULE: {
     to: 'webhooks.retrySchedule',
-    schema: text(
-      DEFAULT_WEBHOOK_RETRY_SCHEDULE,
-      'a comma-separated list of durations such as 5s,5m,2h (units ms, s, m, h, d; each at most 30d)',
-    ),
+    schema: text(DEFAULT_WEBHOOK_RETRY_SCHEDULE, 'config.value.durations'),
     meaning: 'delays before each retry of a failed webhook delivery (over 3 days)',
   },
   WEBHOOK_ALLOW_HTTP: {

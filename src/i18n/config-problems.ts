@@ -1,8 +1,8 @@
 // What is wrong with the environment a process starts with (src/config.ts), in both languages; part
 // of the one catalog of src/i18n/catalog.ts. Variable names and the values an operator types stay
-// as they are. The `config.value.*` texts say what a variable's value must be: their English is the
-// `description` of its schema in src/config-variables.ts, word for word (the README's table shows it,
-// and test/i18n/config-problems.unit.test.ts finds each one here).
+// as they are. The `config.value.*` texts say what a variable's value must be: their English is
+// made into the `description` of its schema in src/config-variables.ts, and src/config.ts finds the
+// text again from that description (test/config.unit.test.ts checks every variable's).
 import type { CatalogText } from './text.js';
 
 export const configProblemsPt = {
